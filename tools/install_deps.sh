@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what the build and tests need. Idempotent: installs only what is missing.
+#   apt:  bazel-bootstrap bazel-skylib libgtest-dev build-essential
+#   pip:  requirements-test.txt (into the interpreter $PYTHON_BIN_PATH, else python3)
+#   the apache-tvm-ffi reference wheel, into $TVM_FFI_REFERENCE_DIR
+#   (default $HOME/.cache/tvm-stack/apache-tvm-ffi-0.1.15.post2), a folder of its own
+#   because its import name `tvm_ffi` is the same as our package's.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON_BIN_PATH:-python3}"
+REF_VERSION="0.1.15.post2"
+REF_DIR="${TVM_FFI_REFERENCE_DIR:-$HOME/.cache/tvm-stack/apache-tvm-ffi-$REF_VERSION}"
+APT_PACKAGES=(bazel-bootstrap bazel-skylib libgtest-dev build-essential)
+
+log() { echo "install_deps: $*" >&2; }
+
+# --- apt ---------------------------------------------------------------------
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=()
+for p in "${APT_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+if ((${#missing[@]})); then
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  log "apt-get install ${missing[*]}"
+  # Update the package lists first when there are none; retry once after an update
+  # when the install fails (stale lists).
+  if ! compgen -G "/var/lib/apt/lists/*_Packages" >/dev/null; then
+    $SUDO apt-get update -q
+  fi
+  if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+# --- Python test requirements -------------------------------------------------
+if ! "$PYTHON" - "$ROOT/requirements-test.txt" <<'PY'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+ok = True
+for line in open(sys.argv[1]):
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        continue
+    name, want = line.split("==")
+    try:
+        ok &= version(name) == want
+    except PackageNotFoundError:
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+then
+  log "pip install -r requirements-test.txt"
+  "$PYTHON" -m pip install -q --disable-pip-version-check -r "$ROOT/requirements-test.txt"
+fi
+
+# --- apache-tvm-ffi reference wheel -------------------------------------------
+if [[ ! -f "$REF_DIR/apache_tvm_ffi-$REF_VERSION.dist-info/METADATA" ]]; then
+  log "pip install --target $REF_DIR apache-tvm-ffi==$REF_VERSION"
+  tmp="$REF_DIR.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$(dirname "$REF_DIR")"
+  "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps --target "$tmp" \
+    "apache-tvm-ffi==$REF_VERSION"
+  rm -rf "$REF_DIR"
+  mv "$tmp" "$REF_DIR"   # atomic: never a half-installed reference folder
+fi
