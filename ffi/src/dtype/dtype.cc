@@ -93,7 +93,8 @@ int32_t ParseLanes(std::string_view text, std::string_view* body) {
   pos = body->rfind('x');
   if (pos != std::string_view::npos && pos + 1 < body->size()) {
     uint64_t n;
-    if (ParseUInt(body->substr(pos + 1), 65535, &n)) {
+    // Lanes print as a signed 16-bit count (negative = scalable), so 32767 is the most.
+    if (ParseUInt(body->substr(pos + 1), 32767, &n)) {
       if (n == 0) Unknown(text);
       *body = body->substr(0, pos);
       if (!body->empty() && body->back() == '_') body->remove_suffix(1);

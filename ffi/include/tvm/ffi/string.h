@@ -170,6 +170,8 @@ class Bytes : public details::BytesValueBase<BytesObj, kTVMFFISmallBytes> {
  public:
   Bytes() = default;
   Bytes(const char* data, size_t size) : Base(data, size) {}
+  /*! \brief From a NUL-terminated C string (the terminator is not included). */
+  Bytes(const char* str) : Base(str, std::strlen(str)) {}  // NOLINT(*)
   Bytes(const std::string& str) : Base(str.data(), str.size()) {}  // NOLINT(*)
   Bytes(std::string_view str) : Base(str.data(), str.size()) {}    // NOLINT(*)
   Bytes(Base&& base) : Base(std::move(base)) {}                     // NOLINT(*)
