@@ -26,7 +26,9 @@ trap '"$BAZEL" shutdown >/dev/null 2>&1 || true' EXIT
 log="$(mktemp)"
 trap 'rm -f "$log"; "$BAZEL" shutdown >/dev/null 2>&1 || true' EXIT
 
-"$BAZEL" test --config=ci --keep_going --nocache_test_results "$@" -- //... 2>&1 | tee "$log"
+GIT_REVISION="$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+"$BAZEL" test --config=ci --keep_going --nocache_test_results \
+  --define=TVM_GIT_REVISION="$GIT_REVISION" "$@" -- //... 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
 # Per-target summary lines, e.g.
