@@ -137,8 +137,7 @@ class Array : public ObjectRef {
     std::vector<Any> values;  // convert before COW (the range may alias this array)
     values.reserve(static_cast<size_t>(count));
     for (; first != last; ++first) values.push_back(details::ToStored<T>(*first));
-    CopyOnWrite(count)->InsertNoGrow(idx, count, values.begin(),
-                                     [](Any& v) { return std::move(v); });
+    CopyOnWrite(count)->InsertNoGrow(idx, std::move(values));
   }
   void erase(iterator position) {
     int64_t idx = position - begin();

@@ -138,7 +138,7 @@ class List : public ObjectRef {
     for (; first != last; ++first) values.push_back(details::ToStored<T>(*first));
     ListObj* p = Obj();
     p->ReserveExtra(count);
-    p->InsertNoGrow(idx, count, values.begin(), [](Any& v) { return std::move(v); });
+    p->InsertNoGrow(idx, std::move(values));
   }
   void erase(iterator position) {
     int64_t idx = position - begin();

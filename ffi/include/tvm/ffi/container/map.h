@@ -27,7 +27,10 @@ class MapObj : public MapBaseObj {
 
 static_assert(sizeof(MapObj) == sizeof(MapBaseObj), "MapObj adds no fields");
 
-/*! \brief Reference to an immutable map from K to V (stored as Any), iterated in insertion order. */
+/*!
+ * \brief Reference to an immutable map from K to V (stored as Any), iterated in insertion
+ * order.
+ */
 template <typename K = Any, typename V = Any>
 class Map : public ObjectRef {
  public:

@@ -5,7 +5,7 @@
  * erase and iterate maps we create with their own inline code, and we do the same to theirs.
  * Layout (offsets from the object handle):
  *
- *   +24 void* data_      +32 uint64 size_      +40 uint64 slots_      +48 void (*data_deleter_)(void*)
+ *   +24 void* data_    +32 uint64 size_    +40 uint64 slots_    +48 void (*data_deleter_)(void*)
  *
  * Small layout (bit 63 of slots_ set, capacity = low bits, 2..4): up to `capacity` KV pairs
  * {Any key; Any value} (32 bytes) in insertion order, normally inline at +56 (data_ = handle+56,
@@ -573,7 +573,9 @@ inline ObjectPtr<Object> MapBaseObj::DenseEmpty(uint32_t fib_shift, uint64_t slo
   ObjectPtr<MapObjType> p = make_inplace_array_object<MapObjType, DenseFields>(1);
   uint64_t n_blocks = (slots + kBlockSlots - 1) / kBlockSlots;
   char* blocks = static_cast<char*>(::operator new(n_blocks * kBlockBytes));
-  for (uint64_t b = 0; b < n_blocks; ++b) std::memset(blocks + b * kBlockBytes, kEmptySlot, kBlockSlots);
+  for (uint64_t b = 0; b < n_blocks; ++b) {
+    std::memset(blocks + b * kBlockBytes, kEmptySlot, kBlockSlots);  // items stay raw
+  }
   p->data_ = blocks;
   p->data_deleter_ = FreeBlocks;
   p->size_ = 0;

@@ -181,17 +181,16 @@ class SeqBaseObj : public Object {
     for (int64_t i = seq.size; i < n; ++i) new (data + i) Any();
     seq.size = n;
   }
-  /*! \brief Inserts `count` values from `first` at `idx`; requires size + count <= capacity. */
-  template <typename Iter, typename Convert>
-  void InsertNoGrow(int64_t idx, int64_t count, Iter first, Convert convert) {
+  /*!
+   * \brief Inserts `values` at `idx`; requires size + values.size() <= capacity. Callers convert
+   * to Any beforehand, so a throwing conversion never leaves a half-shifted sequence.
+   */
+  void InsertNoGrow(int64_t idx, std::vector<Any>&& values) {
     if (idx < 0 || idx > seq.size) {
       TVM_FFI_THROW(IndexError) << "insert position " << idx << " out of range [0, " << seq.size
                                 << "]";
     }
-    // Convert first, so a throwing conversion leaves the sequence untouched.
-    std::vector<Any> values;
-    values.reserve(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i, ++first) values.push_back(convert(*first));
+    int64_t count = static_cast<int64_t>(values.size());
     Any* data = MutableData();
     std::memmove(static_cast<void*>(data + idx + count), static_cast<void*>(data + idx),
                  static_cast<size_t>(seq.size - idx) * sizeof(Any));

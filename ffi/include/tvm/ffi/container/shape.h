@@ -60,7 +60,8 @@ class Shape : public ObjectRef {
   template <typename Iter, typename = std::enable_if_t<!std::is_integral_v<Iter>>>
   Shape(Iter first, Iter last) : ObjectRef(details::UnsafeInit{}) {
     int64_t* dims = nullptr;
-    ObjectPtr<ShapeObj> p = ShapeObj::Create(static_cast<size_t>(std::distance(first, last)), &dims);
+    size_t n = static_cast<size_t>(std::distance(first, last));
+    ObjectPtr<ShapeObj> p = ShapeObj::Create(n, &dims);
     for (; first != last; ++first) *dims++ = static_cast<int64_t>(*first);
     data_ = std::move(p);
   }
@@ -75,7 +76,9 @@ class Shape : public ObjectRef {
   int64_t operator[](size_t i) const { return data()[i]; }
   /*! \brief Dimension i (IndexError when out of range). */
   int64_t at(size_t i) const {
-    if (i >= size()) TVM_FFI_THROW(IndexError) << "index " << i << " out of range for Shape of size " << size();
+    if (i >= size()) {
+      TVM_FFI_THROW(IndexError) << "index " << i << " out of range for Shape of size " << size();
+    }
     return data()[i];
   }
   int64_t front() const { return at(0); }
@@ -108,8 +111,8 @@ struct TypeTraits<Shape> : ObjectRefTraitsBase<Shape> {
   static bool CheckAnyStrict(const TVMFFIAny* v) { return v->type_index == kTVMFFIShape; }
   static std::optional<Shape> TryCastFromAnyView(const TVMFFIAny* v) {
     if (v->type_index == kTVMFFIShape) {
-      return details::ObjectUnsafe::RefFromPtr<Shape>(
-          details::ObjectUnsafe::PtrFromUnowned<Object>(details::ObjectUnsafe::FromHandle(v->v_obj)));
+      Object* obj = details::ObjectUnsafe::FromHandle(v->v_obj);
+      return details::ObjectUnsafe::RefFromPtr<Shape>(details::ObjectUnsafe::PtrFromUnowned(obj));
     }
     if (v->type_index != kTVMFFIArray && v->type_index != kTVMFFIList) return std::nullopt;
     std::vector<int64_t> dims;
