@@ -19,22 +19,19 @@ namespace runtime {
 using ffi::Tensor;
 
 namespace details {
-/*! \brief A global looked up once per process (it is registered when the runtime loads). */
-inline const ffi::Function& RuntimeGlobal(const char* name) {
-  // Leaked on purpose: globals outlive static destruction order.
-  thread_local std::vector<std::pair<const char*, ffi::Function>>* cache =
-      new std::vector<std::pair<const char*, ffi::Function>>();
-  for (auto& entry : *cache) {
-    if (entry.first == name) return entry.second;
-  }
-  cache->emplace_back(name, ffi::Function::GetGlobalRequired(name));
-  return cache->back().second;
+/*!
+ * \brief Looks a runtime global up on every call. Callers keep the result in a function-local
+ * static (one lookup per process; the global is registered when libtvm_runtime loads).
+ */
+inline ffi::Function LookupRuntimeGlobal(const char* name) {
+  return ffi::Function::GetGlobalRequired(name);
 }
 }  // namespace details
 
 /*! \brief A new uninitialised compact tensor on `device` (64-byte aligned). */
 inline Tensor Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
-  return details::RuntimeGlobal("runtime.TensorEmpty")(ffi::Shape(shape.begin(), shape.end()),
+  static const ffi::Function f = details::LookupRuntimeGlobal("runtime.TensorEmpty");
+  return f(ffi::Shape(shape.begin(), shape.end()),
                                                        dtype, device)
       .cast<Tensor>();
 }
@@ -44,19 +41,22 @@ inline Tensor Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevic
  * allowed). Asynchronous on devices with streams; see StreamSync.
  */
 inline void CopyFromTo(const DLTensor* from, const DLTensor* to) {
-  details::RuntimeGlobal("runtime.TensorCopyFromTo")(const_cast<DLTensor*>(from),
+  static const ffi::Function f = details::LookupRuntimeGlobal("runtime.TensorCopyFromTo");
+  f(const_cast<DLTensor*>(from),
                                                      const_cast<DLTensor*>(to));
 }
 
 /*! \brief Fills a compact tensor from host bytes (synchronous). */
 inline void CopyFromBytes(const Tensor& dst, const void* data, size_t nbytes) {
-  details::RuntimeGlobal("runtime.TensorCopyFromBytes")(dst, const_cast<void*>(data),
+  static const ffi::Function f = details::LookupRuntimeGlobal("runtime.TensorCopyFromBytes");
+  f(dst, const_cast<void*>(data),
                                                         static_cast<int64_t>(nbytes));
 }
 
 /*! \brief Reads a compact tensor into host bytes (synchronous). */
 inline void CopyToBytes(const Tensor& src, void* data, size_t nbytes) {
-  details::RuntimeGlobal("runtime.TensorCopyToBytes")(src, data, static_cast<int64_t>(nbytes));
+  static const ffi::Function f = details::LookupRuntimeGlobal("runtime.TensorCopyToBytes");
+  f(src, data, static_cast<int64_t>(nbytes));
 }
 
 /*! \brief Bytes of a compact tensor's data. */
