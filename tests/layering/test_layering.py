@@ -1,0 +1,52 @@
+"""Each shipped library depends only on the layers below it (checked on the ELF files)."""
+
+import os
+import re
+import subprocess
+
+SYSTEM = {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2",
+          "libdl.so.2", "libpthread.so.0", "librt.so.1"}
+# What each library may NEED beyond the system, and the prefixes its own exports carry.
+LAYERS = {
+    "LIB_TVM_FFI": ("libtvm_ffi.so", set(), "TVMFFI"),
+    "LIB_TVM_RUNTIME": ("libtvm_runtime.so", {"libtvm_ffi.so"}, "TVMBackend"),
+}
+
+
+def _readelf_needed(path):
+    out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out))
+
+
+def _soname(path):
+    out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    return re.search(r"\(SONAME\)\s+Library soname: \[(.+?)\]", out).group(1)
+
+
+def _symbols(path, flag):
+    out = subprocess.run(["nm", "-D", flag, path], capture_output=True, text=True, check=True).stdout
+    return [line.split()[-1] for line in out.splitlines() if line.strip()]
+
+
+def test_needed_entries_follow_the_layers():
+    for env, (name, allowed, _) in LAYERS.items():
+        path = os.environ[env]
+        assert _soname(path) == name
+        needed = _readelf_needed(path)
+        assert needed - SYSTEM <= allowed, f"{name} needs {sorted(needed - SYSTEM - allowed)}"
+
+
+def test_undefined_symbols_come_from_lower_layers_or_the_system():
+    for env, (name, allowed, _) in LAYERS.items():
+        undefined = _symbols(os.environ[env], "--undefined-only")
+        # System symbols are versioned (GLIBC_, GLIBCXX_, CXXABI_, GCC_); ours are not.
+        ours = [s for s in undefined if "@" not in s and not s.startswith(("_ITM_", "__gmon_start__"))]
+        allowed_prefixes = tuple(LAYERS[e][2] for e, (n, _, _) in LAYERS.items() if n in allowed)
+        bad = [s for s in ours if not s.startswith(allowed_prefixes or ("\0",))]
+        assert not bad, f"{name} has undefined symbols from no lower layer: {bad[:10]}"
+
+
+def test_exports_are_only_c_entry_points():
+    for env, (name, _, prefix) in LAYERS.items():
+        exported = [s for s in _symbols(os.environ[env], "--defined-only")]
+        assert exported and all(s.startswith(prefix) for s in exported), (name, exported[:10])
