@@ -310,7 +310,13 @@ ObjectPtr<T> make_object(Args&&... args) {
   static_assert(alignof(T) <= alignof(std::max_align_t), "over-aligned objects unsupported");
   void* mem = std::malloc(sizeof(T));
   if (mem == nullptr) throw std::bad_alloc();
-  T* obj = new (mem) T(std::forward<Args>(args)...);
+  T* obj;
+  try {
+    obj = new (mem) T(std::forward<Args>(args)...);
+  } catch (...) {
+    std::free(mem);  // the constructor threw: nothing else owns the memory
+    throw;
+  }
   details::ObjectUnsafe::InitHeader(static_cast<Object*>(obj), T::RuntimeTypeIndex(),
                                     details::ObjectDefaultDeleter<T>);
   return details::ObjectUnsafe::PtrFromOwned<T>(static_cast<Object*>(obj));
@@ -326,7 +332,13 @@ ObjectPtr<T> make_inplace_array_object(size_t num_elems, Args&&... args) {
   bytes = (bytes + alignof(T) - 1) / alignof(T) * alignof(T);
   void* mem = std::malloc(bytes);
   if (mem == nullptr) throw std::bad_alloc();
-  T* obj = new (mem) T(std::forward<Args>(args)...);
+  T* obj;
+  try {
+    obj = new (mem) T(std::forward<Args>(args)...);
+  } catch (...) {
+    std::free(mem);
+    throw;
+  }
   details::ObjectUnsafe::InitHeader(static_cast<Object*>(obj), T::RuntimeTypeIndex(),
                                     details::ObjectDefaultDeleter<T>);
   return details::ObjectUnsafe::PtrFromOwned<T>(static_cast<Object*>(obj));

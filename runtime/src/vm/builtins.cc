@@ -1,0 +1,222 @@
+/*
+ * Value builtins: shapes, tuples, checks and control helpers. The `err_ctx` argument of the
+ * checks is text the code generator chose (e.g. "main: argument x"); it starts every message
+ * so a failure names the function and value at fault.
+ */
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/list.h>
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/runtime/tensor.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "../support/registry.h"
+#include "executable.h"
+
+namespace tvm {
+namespace runtime {
+namespace vm {
+namespace {
+
+/*! \brief The DLTensor of a Tensor object or a DLTensor* value, else nullptr. */
+const DLTensor* AsDLTensor(const ffi::AnyView& v) {
+  std::optional<DLTensor*> t = v.as<DLTensor*>();
+  return t.has_value() ? *t : nullptr;
+}
+
+bool SameDType(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+std::string DimsToText(const int64_t* dims, size_t n) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < n; ++i) os << (i ? ", " : "") << dims[i];
+  os << "]";
+  return os.str();
+}
+
+/*! \brief Dims of a tensor or shape value; TypeError (with err_ctx) otherwise. */
+std::vector<int64_t> DimsOf(const ffi::AnyView& v, const std::string& err_ctx) {
+  if (const DLTensor* t = AsDLTensor(v)) return std::vector<int64_t>(t->shape, t->shape + t->ndim);
+  if (v.type_index() == kTVMFFIShape) {
+    ffi::Shape s = v.cast<ffi::Shape>();
+    return std::vector<int64_t>(s.begin(), s.end());
+  }
+  TVM_FFI_THROW(TypeError) << err_ctx << ": expected a Tensor or Shape, got `" << v.GetTypeKey()
+                           << "`";
+}
+
+/*! \brief Reads element 0 of a one-element tensor as an integer truth value. */
+bool ScalarTensorIsTrue(const DLTensor* t) {
+  TVM_FFI_CHECK(ffi::details::ShapeNumel(t->shape, t->ndim) == 1, ValueError)
+      << "read_if_cond: the condition tensor must have exactly one element";
+  DLDataType dt = t->dtype;
+  TVM_FFI_CHECK(dt.lanes == 1 && dt.bits % 8 == 0 && dt.bits <= 64, TypeError)
+      << "read_if_cond: unsupported condition dtype " << DTypeToString(dt);
+  unsigned char bytes[8] = {0};
+  int64_t one = 1;
+  DLTensor host{bytes, DLDevice{kDLCPU, 0}, 0, dt, &one, nullptr, 0};
+  host.ndim = t->ndim == 0 ? 0 : 1;
+  DLTensor src = *t;
+  src.ndim = host.ndim;
+  src.shape = &one;
+  src.strides = nullptr;
+  CopyFromTo(&src, &host);
+  if (t->device.device_type != kDLCPU) {
+    ffi::Function::GetGlobalRequired("runtime.DeviceStreamSync")(t->device,
+                                                                  static_cast<void*>(nullptr));
+  }
+  if (dt.code == kDLFloat) {
+    if (dt.bits == 32) {
+      float f;
+      std::memcpy(&f, bytes, 4);
+      return f != 0;
+    }
+    if (dt.bits == 64) {
+      double d;
+      std::memcpy(&d, bytes, 8);
+      return d != 0;
+    }
+    TVM_FFI_THROW(TypeError) << "read_if_cond: unsupported float width " << int{dt.bits};
+  }
+  for (int i = 0; i < dt.bits / 8; ++i) {
+    if (bytes[i] != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  // ---- shapes ----
+  RegisterRuntimeGlobal("vm.builtin.shape_of", [](DLTensor* t) {
+    return ffi::Shape(t->shape, t->shape + t->ndim);
+  });
+  RegisterRuntimePacked("vm.builtin.make_shape", [](ffi::PackedArgs args, ffi::Any* rv) {
+    std::vector<int64_t> dims(args.size());
+    for (int i = 0; i < args.size(); ++i) {
+      std::optional<int64_t> d = args[i].as<int64_t>();
+      TVM_FFI_CHECK(d.has_value(), TypeError)
+          << "make_shape: dimension " << i << " must be an int, got `" << args[i].GetTypeKey()
+          << "`";
+      dims[i] = *d;
+    }
+    *rv = ffi::Shape(dims);
+  });
+  // match_shape(value, err_ctx, d_0, ..., d_{n-1}): each d is an int that must equal the
+  // dimension, or None to accept any. Symbolic dimensions are bound by reading them with
+  // tuple_getitem(shape_of(x), i) and passing the register to later matches.
+  RegisterRuntimePacked("vm.builtin.match_shape", [](ffi::PackedArgs args, ffi::Any*) {
+    TVM_FFI_CHECK(args.size() >= 2, TypeError) << "match_shape(value, err_ctx, dims...)";
+    std::string err_ctx = args[1].cast<std::string>();
+    std::vector<int64_t> dims = DimsOf(args[0], err_ctx);
+    size_t ndim = static_cast<size_t>(args.size() - 2);
+    bool ok = dims.size() == ndim;
+    for (size_t i = 0; ok && i < ndim; ++i) {
+      const ffi::AnyView& want = args[static_cast<int>(i) + 2];
+      if (want.is_none()) continue;
+      std::optional<int64_t> w = want.as<int64_t>();
+      TVM_FFI_CHECK(w.has_value(), TypeError)
+          << err_ctx << ": match_shape expects int or None dimensions";
+      ok = *w == dims[i];
+    }
+    if (!ok) {
+      std::ostringstream want;
+      want << "[";
+      for (size_t i = 0; i < ndim; ++i) {
+        const ffi::AnyView& d = args[static_cast<int>(i) + 2];
+        want << (i ? ", " : "") << (d.is_none() ? "?" : std::to_string(d.cast<int64_t>()));
+      }
+      want << "]";
+      TVM_FFI_THROW(ValueError) << err_ctx << ": expected shape " << want.str() << ", got "
+                                << DimsToText(dims.data(), dims.size());
+    }
+  });
+
+  // ---- checks ----
+  RegisterRuntimeGlobal("vm.builtin.check_tensor_info", [](ffi::AnyView value, int64_t ndim,
+                                                           std::optional<DLDataType> dtype,
+                                                           const std::string& err_ctx) {
+    const DLTensor* t = AsDLTensor(value);
+    TVM_FFI_CHECK(t != nullptr, TypeError)
+        << err_ctx << ": expected a Tensor, got `" << value.GetTypeKey() << "`";
+    TVM_FFI_CHECK(ndim == -1 || t->ndim == ndim, ValueError)
+        << err_ctx << ": expected a Tensor with " << ndim << " dimensions, got " << t->ndim;
+    TVM_FFI_CHECK(!dtype.has_value() || SameDType(*dtype, t->dtype), ValueError)
+        << err_ctx << ": expected a Tensor of dtype " << DTypeToString(*dtype) << ", got "
+        << DTypeToString(t->dtype);
+  });
+  RegisterRuntimeGlobal("vm.builtin.check_shape_info",
+                        [](ffi::AnyView value, int64_t ndim, const std::string& err_ctx) {
+                          TVM_FFI_CHECK(value.type_index() == kTVMFFIShape, TypeError)
+                              << err_ctx << ": expected a Shape, got `" << value.GetTypeKey()
+                              << "`";
+                          size_t n = value.cast<ffi::Shape>().size();
+                          TVM_FFI_CHECK(ndim == -1 || static_cast<int64_t>(n) == ndim, ValueError)
+                              << err_ctx << ": expected a Shape of " << ndim
+                              << " dimensions, got " << n;
+                        });
+  RegisterRuntimeGlobal("vm.builtin.check_tuple_info",
+                        [](ffi::AnyView value, int64_t size, const std::string& err_ctx) {
+                          std::optional<ffi::Array<ffi::Any>> arr =
+                              value.as<ffi::Array<ffi::Any>>();
+                          TVM_FFI_CHECK(arr.has_value(), TypeError)
+                              << err_ctx << ": expected a tuple, got `" << value.GetTypeKey()
+                              << "`";
+                          TVM_FFI_CHECK(size == -1 || static_cast<int64_t>(arr->size()) == size,
+                                        ValueError)
+                              << err_ctx << ": expected a tuple of " << size << " items, got "
+                              << arr->size();
+                        });
+
+  // ---- tuples ----
+  RegisterRuntimePacked("vm.builtin.make_tuple", [](ffi::PackedArgs args, ffi::Any* rv) {
+    std::vector<ffi::Any> items(args.data(), args.data() + args.size());
+    *rv = ffi::Array<ffi::Any>(items);
+  });
+  // tuple_getitem(tuple, i): an Array, List or Shape; negative i counts from the end.
+  RegisterRuntimeGlobal("vm.builtin.tuple_getitem", [](ffi::AnyView tuple, int64_t i) -> ffi::Any {
+    int64_t n = 0;
+    if (tuple.type_index() == kTVMFFIShape) {
+      ffi::Shape s = tuple.cast<ffi::Shape>();
+      n = static_cast<int64_t>(s.size());
+      if (i < 0) i += n;
+      TVM_FFI_CHECK(i >= 0 && i < n, IndexError)
+          << "tuple_getitem: index out of range for a Shape of " << n;
+      return s[static_cast<size_t>(i)];
+    }
+    if (tuple.type_index() == kTVMFFIArray || tuple.type_index() == kTVMFFIList) {
+      const ffi::SeqBaseObj* seq = ffi::details::SeqOf(tuple.raw());
+      n = static_cast<int64_t>(seq->size());
+      if (i < 0) i += n;
+      TVM_FFI_CHECK(i >= 0 && i < n, IndexError)
+          << "tuple_getitem: index out of range for a tuple of " << n;
+      return seq->at(i);
+    }
+    TVM_FFI_THROW(TypeError) << "tuple_getitem: expected a tuple or Shape, got `"
+                             << tuple.GetTypeKey() << "`";
+  });
+
+  // ---- control ----
+  RegisterRuntimeGlobal("vm.builtin.read_if_cond", [](ffi::AnyView cond) -> bool {
+    if (std::optional<bool> b = cond.as<bool>()) return *b;
+    if (const DLTensor* t = AsDLTensor(cond)) return ScalarTensorIsTrue(t);
+    TVM_FFI_THROW(TypeError) << "read_if_cond: expected a bool, int or one-element Tensor, got `"
+                             << cond.GetTypeKey() << "`";
+  });
+  RegisterRuntimeGlobal("vm.builtin.null_value", []() { return ffi::Any(); });
+  RegisterRuntimeGlobal("vm.builtin.identity", [](ffi::Any v) { return v; });
+  RegisterRuntimePacked("vm.builtin.invoke_closure", [](ffi::PackedArgs args, ffi::Any* rv) {
+    TVM_FFI_CHECK(args.size() >= 1, TypeError) << "invoke_closure(func, args...)";
+    ffi::Function f = args[0].cast<ffi::Function>();
+    TVM_FFI_CHECK(f.defined(), TypeError) << "invoke_closure: the callee is None";
+    f.CallPacked(args.data() + 1, args.size() - 1, rv);
+  });
+}
+
+}  // namespace vm
+}  // namespace runtime
+}  // namespace tvm
