@@ -34,7 +34,7 @@ def _find_libasan() -> str:
 def _maybe_reexec_with_asan() -> None:
     """Under --config=asan the tested .so files need the ASan runtime loaded first
     ("ASan runtime does not come first in initial library list"), but the interpreter is
-    not instrumented: preload libasan and re-exec. LeakSanitizer is turned off because
+    not instrumented: preload libasan (and libstdc++) and re-exec. LeakSanitizer is turned off because
     CPython itself does not free everything at exit; C++ leak checks live in cc_tests."""
     if os.environ.get("TVM_STACK_SANITIZE") != "1" or os.environ.get("_TVM_STACK_ASAN_REEXEC"):
         return
@@ -44,7 +44,9 @@ def _maybe_reexec_with_asan() -> None:
         sys.exit(1)
     env = dict(os.environ)
     env["_TVM_STACK_ASAN_REEXEC"] = "1"
-    env["LD_PRELOAD"] = " ".join(x for x in [lib, env.get("LD_PRELOAD", "")] if x)
+    # libstdc++ right after libasan: the interpreter does not link it, and without it loaded
+    # up front ASan cannot intercept __cxa_throw and aborts on the first C++ exception.
+    env["LD_PRELOAD"] = " ".join(x for x in [lib, "libstdc++.so.6", env.get("LD_PRELOAD", "")] if x)
     opts = [o for o in env.get("ASAN_OPTIONS", "").split(":") if o and not o.startswith("detect_leaks=")]
     env["ASAN_OPTIONS"] = ":".join(opts + ["detect_leaks=0"])
     os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)

@@ -102,10 +102,6 @@ def test_reference_python_package_calls_our_module():
     env = dict(os.environ)
     env["PYTHONPATH"] = REFERENCE_DIR
     env.pop("PYTHONSAFEPATH", None)
-    if "libasan" in env.get("LD_PRELOAD", ""):
-        # Under --config=asan the runner preloads libasan; its __cxa_throw interceptor also
-        # needs libstdc++ loaded up front, since the interpreter itself does not link it.
-        env["LD_PRELOAD"] += ":libstdc++.so.6"
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, MODULE],
         env=env, capture_output=True, text=True, cwd=os.environ.get("TEST_TMPDIR", "/tmp"),

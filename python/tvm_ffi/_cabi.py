@@ -1,0 +1,259 @@
+"""ctypes mirror of the C ABI in ffi/include/tvm/ffi/c_api.h (layouts, constants, entry points).
+
+Entry points on the hot path (TVMFFIFunctionCall and a few helpers) are deliberately left
+without `argtypes`: ctypes then converts arguments natively instead of through from_param,
+which is about twice as fast. Such functions are always called with ctypes objects (c_void_p,
+arrays) or small ints, never with raw Python ints holding addresses (ctypes would pass a
+32-bit C int). Cold-path functions get full signatures for safety.
+"""
+
+import ctypes
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char_p,
+    c_double,
+    c_int,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint8,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+from ._lib import LIB, PYLIB
+
+# ---- type indices (TVMFFITypeIndex) --------------------------------------------------------
+kAny = -1
+kNone = 0
+kInt = 1
+kBool = 2
+kFloat = 3
+kOpaquePtr = 4
+kDataType = 5
+kDevice = 6
+kDLTensorPtr = 7
+kRawStr = 8
+kByteArrayPtr = 9
+kObjectRValueRef = 10
+kSmallStr = 11
+kSmallBytes = 12
+kUnchanged = 13
+kObject = 64
+kStr = 65
+kBytes = 66
+kError = 67
+kFunction = 68
+kShape = 69
+kTensor = 70
+kArray = 71
+kMap = 72
+kModule = 73
+kOpaquePyObject = 74
+kList = 75
+kDict = 76
+kBigInt = 78
+
+
+# ---- structs ---------------------------------------------------------------------------------
+class TVMFFIAny(Structure):
+    """The 16-byte tagged value; the payload is viewed as int64 here."""
+
+    _fields_ = [("type_index", c_int32), ("zero_padding", c_uint32), ("v_int64", c_int64)]
+
+
+class TVMFFIByteArray(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]
+
+
+class TVMFFIVersion(Structure):
+    _fields_ = [("major", c_uint32), ("minor", c_uint32), ("patch", c_uint32)]
+
+
+class DLDevice(Structure):
+    _fields_ = [("device_type", c_int32), ("device_id", c_int32)]
+
+
+class DLDataType(Structure):
+    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
+
+
+class DLTensor(Structure):
+    _fields_ = [
+        ("data", c_void_p),
+        ("device", DLDevice),
+        ("ndim", c_int32),
+        ("dtype", DLDataType),
+        ("shape", POINTER(c_int64)),
+        ("strides", POINTER(c_int64)),
+        ("byte_offset", c_uint64),
+    ]
+
+
+class DLPackVersion(Structure):
+    _fields_ = [("major", c_uint32), ("minor", c_uint32)]
+
+
+DLPACK_DELETER = CFUNCTYPE(None, c_void_p)
+
+
+class DLManagedTensor(Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", c_void_p)]
+
+
+class DLManagedTensorVersioned(Structure):
+    _fields_ = [
+        ("version", DLPackVersion),
+        ("manager_ctx", c_void_p),
+        ("deleter", c_void_p),
+        ("flags", c_uint64),
+        ("dl_tensor", DLTensor),
+    ]
+
+
+class TVMFFIFieldInfo(Structure):
+    _fields_ = [
+        ("name", TVMFFIByteArray),
+        ("doc", TVMFFIByteArray),
+        ("metadata", TVMFFIByteArray),
+        ("flags", c_int64),
+        ("size", c_int64),
+        ("alignment", c_int64),
+        ("offset", c_int64),
+        ("getter", c_void_p),
+        ("setter", c_void_p),
+        ("default_value_or_factory", TVMFFIAny),
+        ("field_static_type_index", c_int32),
+    ]
+
+
+class TVMFFIMethodInfo(Structure):
+    _fields_ = [
+        ("name", TVMFFIByteArray),
+        ("doc", TVMFFIByteArray),
+        ("metadata", TVMFFIByteArray),
+        ("flags", c_int64),
+        ("method", TVMFFIAny),
+    ]
+
+
+class TVMFFITypeMetadata(Structure):
+    _fields_ = [
+        ("doc", TVMFFIByteArray),
+        ("creator", c_void_p),
+        ("total_size", c_int32),
+        ("structural_eq_hash_kind", c_int32),
+    ]
+
+
+class TVMFFITypeInfo(Structure):
+    pass
+
+
+TVMFFITypeInfo._fields_ = [
+    ("type_index", c_int32),
+    ("type_depth", c_int32),
+    ("type_key", TVMFFIByteArray),
+    ("type_ancestors", POINTER(POINTER(TVMFFITypeInfo))),
+    ("type_key_hash", c_uint64),
+    ("num_fields", c_int32),
+    ("num_methods", c_int32),
+    ("fields", POINTER(TVMFFIFieldInfo)),
+    ("methods", POINTER(TVMFFIMethodInfo)),
+    ("metadata", POINTER(TVMFFITypeMetadata)),
+]
+
+assert ctypes.sizeof(TVMFFIAny) == 16 and ctypes.sizeof(TVMFFITypeInfo) == 72
+assert ctypes.sizeof(TVMFFIFieldInfo) == 120 and ctypes.sizeof(TVMFFIMethodInfo) == 72
+assert ctypes.sizeof(DLManagedTensor) == 64 and ctypes.sizeof(DLManagedTensorVersioned) == 80
+
+# Offsets inside objects (relative to the handle).
+OBJ_CELL = 24  # first byte after the TVMFFIObject header
+
+# ---- callback prototypes ---------------------------------------------------------------------
+# `self` arrives as an int; args and result as int64 pointers, which cost a little to build
+# but make reading and writing words cheap (measured: cheaper overall than from_address).
+SAFE_CALL = CFUNCTYPE(c_int, c_void_p, POINTER(c_int64), c_int32, POINTER(c_int64))
+FUNC_DELETER = CFUNCTYPE(None, c_void_p)
+FIELD_GETTER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+FIELD_SETTER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+
+
+def _sig(func, restype, argtypes):
+    func.restype = restype
+    func.argtypes = argtypes
+    return func
+
+
+# ---- hot path: no argtypes (see module docstring) -------------------------------------------
+FunctionCall = LIB.TVMFFIFunctionCall  # (c_void_p, array, int, array) -> int, GIL released
+FunctionCallNoGIL = PYLIB.TVMFFIFunctionCall  # same, GIL kept (Function.release_gil = False)
+# DLPack import, called as (c_void_p managed, int, int, frame scratch array) -> int.
+TensorFromDLPackRaw = PYLIB.TVMFFITensorFromDLPack
+TensorFromDLPackVersionedRaw = PYLIB.TVMFFITensorFromDLPackVersioned
+
+# ---- cold path: full signatures; these never block or call Python, so the GIL is kept ------
+ObjectIncRef = _sig(PYLIB.TVMFFIObjectIncRef, c_int, [c_void_p])
+# DecRef may run deleters that call back into Python (capsules, callbacks): ctypes callbacks
+# re-acquire the GIL recursively, so keeping it here is safe.
+ObjectDecRef = _sig(PYLIB.TVMFFIObjectDecRef, c_int, [c_void_p])
+ObjectCreateOpaque = _sig(
+    PYLIB.TVMFFIObjectCreateOpaque, c_int, [c_void_p, c_int32, c_void_p, POINTER(c_void_p)]
+)
+TypeKeyToIndex = _sig(
+    PYLIB.TVMFFITypeKeyToIndex, c_int, [POINTER(TVMFFIByteArray), POINTER(c_int32)]
+)
+FunctionCreate = _sig(
+    PYLIB.TVMFFIFunctionCreate, c_int, [c_void_p, c_void_p, c_void_p, POINTER(c_void_p)]
+)
+FunctionGetGlobal = _sig(
+    PYLIB.TVMFFIFunctionGetGlobal, c_int, [POINTER(TVMFFIByteArray), POINTER(c_void_p)]
+)
+FunctionSetGlobal = _sig(
+    PYLIB.TVMFFIFunctionSetGlobal, c_int, [POINTER(TVMFFIByteArray), c_void_p, c_int]
+)
+AnyViewToOwnedAny = _sig(PYLIB.TVMFFIAnyViewToOwnedAny, c_int, [c_void_p, c_void_p])
+ErrorMoveFromRaised = _sig(PYLIB.TVMFFIErrorMoveFromRaised, None, [POINTER(c_void_p)])
+ErrorSetRaised = _sig(PYLIB.TVMFFIErrorSetRaised, None, [c_void_p])
+ErrorCreate = _sig(
+    PYLIB.TVMFFIErrorCreate,
+    c_int,
+    [POINTER(TVMFFIByteArray)] * 3 + [POINTER(c_void_p)],
+)
+TensorToDLPack = _sig(PYLIB.TVMFFITensorToDLPack, c_int, [c_void_p, POINTER(c_void_p)])
+TensorToDLPackVersioned = _sig(
+    PYLIB.TVMFFITensorToDLPackVersioned, c_int, [c_void_p, POINTER(c_void_p)]
+)
+StringFromByteArray = _sig(PYLIB.TVMFFIStringFromByteArray, c_int, [c_void_p, c_void_p])
+BytesFromByteArray = _sig(PYLIB.TVMFFIBytesFromByteArray, c_int, [c_void_p, c_void_p])
+BigIntFromByteArray = _sig(PYLIB.TVMFFIBigIntFromByteArray, c_int, [c_void_p, c_void_p])
+BigIntGetContentByteArray = _sig(
+    PYLIB.TVMFFIBigIntGetContentByteArray, TVMFFIByteArray, [c_void_p]
+)
+DataTypeFromString = _sig(
+    PYLIB.TVMFFIDataTypeFromString, c_int, [POINTER(TVMFFIByteArray), POINTER(DLDataType)]
+)
+DataTypeToString = _sig(PYLIB.TVMFFIDataTypeToString, c_int, [POINTER(DLDataType), c_void_p])
+GetTypeInfo = _sig(PYLIB.TVMFFIGetTypeInfo, POINTER(TVMFFITypeInfo), [c_int32])
+Backtrace = _sig(PYLIB.TVMFFIBacktrace, POINTER(TVMFFIByteArray), [c_char_p, c_int, c_char_p, c_int])
+GetVersion = _sig(PYLIB.TVMFFIGetVersion, None, [POINTER(TVMFFIVersion)])
+EnvSetStream = _sig(LIB.TVMFFIEnvSetStream, c_int, [c_int32, c_int32, c_void_p, POINTER(c_void_p)])
+EnvGetStream = _sig(LIB.TVMFFIEnvGetStream, c_void_p, [c_int32, c_int32])
+
+# ---- Python C API pieces used for DLPack capsules and opaque Python objects -----------------
+_py = ctypes.pythonapi
+PyCapsule_GetName = _sig(_py.PyCapsule_GetName, c_char_p, [ctypes.py_object])
+PyCapsule_GetPointer = _sig(_py.PyCapsule_GetPointer, c_void_p, [ctypes.py_object, c_char_p])
+PyCapsule_SetName = _sig(_py.PyCapsule_SetName, c_int, [ctypes.py_object, c_char_p])
+PyCapsule_IsValid = _sig(_py.PyCapsule_IsValid, c_int, [ctypes.py_object, c_char_p])
+PyCapsule_Destructor = CFUNCTYPE(None, c_void_p)
+PyCapsule_New = _sig(_py.PyCapsule_New, ctypes.py_object, [c_void_p, c_char_p, c_void_p])
+Py_IncRef = _sig(_py.Py_IncRef, None, [ctypes.py_object])
+Py_DecRef = _sig(_py.Py_DecRef, None, [c_void_p])
+
+string_at = ctypes.string_at
+c_double_t = c_double
