@@ -1,0 +1,51 @@
+"""`import tvm` loads the libraries in the seed's order and reports real build facts."""
+
+import os
+import subprocess
+import sys
+
+import tvm
+import tvm_ffi
+
+
+def test_runtime_is_loaded_first_and_globally():
+    assert list(tvm.base._LOADED_LIBS)[0] == "tvm_runtime"
+    # The runtime's globals are registered in the single libtvm_ffi registry.
+    assert tvm_ffi.get_global_func("runtime.TensorEmpty") is not None
+
+
+def test_libinfo_reports_facts_of_loaded_libraries():
+    info = tvm.support.libinfo()
+    assert info["tvm_ffi.version"] == "0.1.16"
+    assert info["tvm_runtime.compiler"].startswith("gcc")
+    assert info["USE_RPC"] == "ON"
+    assert info["LOADED_LIBS"].split(", ")[:2] == ["tvm_ffi", "tvm_runtime"]
+    assert info["RUNTIME_ONLY"] in ("ON", "OFF")
+
+
+def test_absent_backend_is_simply_absent():
+    assert "tvm_runtime_cuda" not in tvm.base._LOADED_LIBS or tvm.cuda().exist in (True, False)
+    # No CUDA backend or driver here: exist is False without an error.
+    assert tvm.cuda().exist is False
+    assert tvm.cuda(3).exist is False
+    assert tvm.cpu().exist is True
+    assert tvm.cpu().total_global_memory > 0
+
+
+def test_runtime_only_mode_does_not_load_the_compiler():
+    env = dict(os.environ, TVM_USE_RUNTIME_LIB="1")
+    code = ("import tvm; print(sorted(tvm.base._LOADED_LIBS)); "
+            "print(tvm.support.libinfo()['RUNTIME_ONLY'])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert "tvm_compiler" not in out[0]
+    assert out[1] == "ON"
+
+
+def test_missing_runtime_is_a_clear_error(tmp_path):
+    env = dict(os.environ, TVM_LIBRARY_PATH=str(tmp_path))
+    code = ("import tvm.base as b, os; b.find_library = lambda n: None; "
+            "b._load_libraries()")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "cannot find libtvm_runtime.so" in proc.stderr
