@@ -108,3 +108,26 @@ def test_corrupt_frames_never_crash_the_server(server, junk):
     # The server still serves new sessions.
     with rpc.connect("127.0.0.1", server) as sess:
         assert sess.get_function("runtime.TensorEmpty") is not None
+
+
+def test_python_entry_point_serves(tmp_path):
+    import sys
+
+    port_file = tmp_path / "port"
+    proc = subprocess.Popen([sys.executable, "-m", "tvm.rpc.server", "--port", "0",
+                             "--port-file", str(port_file)], stderr=subprocess.PIPE)
+    try:
+        for _ in range(200):
+            if port_file.exists() and port_file.read_text().strip():
+                break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.05)
+        with rpc.connect("127.0.0.1", int(port_file.read_text())) as sess:
+            t = sess.tensor(np.arange(5, dtype=np.int64))
+            np.testing.assert_array_equal(t.numpy(), np.arange(5))
+    finally:
+        proc.kill()
+        proc.wait()
+    refused = subprocess.run([sys.executable, "-m", "tvm.rpc.server", "--host", "0.0.0.0",
+                              "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "token" in refused.stderr

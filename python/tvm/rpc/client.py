@@ -77,8 +77,9 @@ class RemoteTensor(RemoteObject):
         shape, dtype, _ = self._info()
         w = P.Writer(P.OP_TENSOR_READ)
         w.u64(self._handle)
-        data = self._session._request(w)
-        return np.frombuffer(data, dtype=_numpy_dtype(dtype)).reshape(shape).copy()
+        data = self._session._request(w, view=True)
+        # `data` is a fresh buffer owned by this array from now on: no extra copy.
+        return np.frombuffer(data, dtype=_numpy_dtype(dtype)).reshape(shape)
 
     def copyfrom(self, array):
         import numpy as np
@@ -89,7 +90,7 @@ class RemoteTensor(RemoteObject):
             raise ValueError("copyfrom: shape %s does not match %s" % (arr.shape, tuple(shape)))
         w = P.Writer(P.OP_TENSOR_WRITE)
         w.u64(self._handle)
-        w.blob(arr.tobytes())
+        w.blob(memoryview(arr).cast("B"))
         self._session._request(w)
         return self
 
@@ -125,23 +126,26 @@ class RPCSession:
 
     # -- transport -----------------------------------------------------------------------
     def _recv_exact(self, n):
-        chunks = []
-        while n:
-            chunk = self._sock.recv(min(n, 1 << 20))
-            if not chunk:
+        # recv_into one preallocated buffer: large tensor reads are received without copies.
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = self._sock.recv_into(view[got:], n - got)
+            if not k:
                 raise RPCError("the RPC server closed the connection (wrong token, protocol "
                                "error, or server stopped)")
-            chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
+            got += k
+        return buf
 
-    def _request(self, writer):
-        payload = writer.payload()
+    def _request(self, writer, view=False):
         with self._lock:
             if self._sock is None:
                 raise RPCError("RPC session is closed")
             try:
-                self._sock.sendall(P.frame(payload))
+                self._sock.sendall(P.frame_header(writer.size()))
+                for part in writer.parts:  # no join: large blobs go out as they are
+                    self._sock.sendall(part)
                 magic, length = struct.unpack("<II", self._recv_exact(8))
                 if magic != P.MAGIC or length > P.MAX_FRAME:
                     raise RPCError("malformed RPC response header")
@@ -156,7 +160,7 @@ class RPCSession:
         if status == 1:
             kind, message = reader.str(), reader.str()
             raise _ERROR_KINDS.get(kind, RuntimeError)("[remote] %s" % message)
-        return self._read_value(reader)
+        return self._read_value(reader, view=view)
 
     def _close_socket(self):
         if self._sock is not None:
@@ -230,7 +234,7 @@ class RPCSession:
         else:
             raise TypeError("cannot send %s over RPC" % type(v).__name__)
 
-    def _read_value(self, r, depth=0):
+    def _read_value(self, r, depth=0, view=False):
         if depth > 16:
             raise ValueError("malformed RPC response: values nest too deep")
         tag = r.u8()
@@ -245,7 +249,8 @@ class RPCSession:
         if tag == P.T_STR:
             return r.str()
         if tag == P.T_BYTES:
-            return r.blob()
+            blob = r.blob()
+            return blob if view else bytes(blob)
         if tag == P.T_DEVICE:
             import tvm_ffi
 

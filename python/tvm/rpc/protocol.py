@@ -34,21 +34,24 @@ class Writer:
         self.parts.append(_U32.pack(len(data)) + data)
 
     def blob(self, data):
-        self.parts.append(_U64.pack(len(data)) + bytes(data))
+        # Kept as its own part (a memoryview of the caller's buffer): sent without copying.
+        self.parts.append(_U64.pack(len(data)))
+        self.parts.append(data)
 
-    def payload(self):
-        return b"".join(self.parts)
+    def size(self):
+        return sum(len(p) for p in self.parts)
 
 
 class Reader:
     def __init__(self, data):
         self.data = data
+        self.view = memoryview(data)
         self.pos = 0
 
     def take(self, n):
         if n > len(self.data) - self.pos:
             raise ValueError("malformed RPC response: truncated")
-        out = self.data[self.pos:self.pos + n]
+        out = self.view[self.pos:self.pos + n]
         self.pos += n
         return out
 
@@ -71,14 +74,14 @@ class Reader:
         return _F64.unpack(self.take(8))[0]
 
     def str(self):
-        return self.take(self.u32()).decode("utf-8")
+        return bytes(self.take(self.u32())).decode("utf-8")
 
     def blob(self):
-        return bytes(self.take(self.u64()))
+        return self.take(self.u64())  # a memoryview into the response buffer
 
 
-def frame(payload):
-    if len(payload) > MAX_FRAME:
+def frame_header(length):
+    if length > MAX_FRAME:
         raise ValueError("RPC message of %d bytes exceeds the %d-byte frame limit"
-                         % (len(payload), MAX_FRAME))
-    return _U32.pack(MAGIC) + _U32.pack(len(payload)) + payload
+                         % (length, MAX_FRAME))
+    return _U32.pack(MAGIC) + _U32.pack(length)

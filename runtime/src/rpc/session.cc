@@ -239,17 +239,25 @@ void Session::Dispatch(Op op, Reader* r, Writer* w) {
       return;
     }
     case Op::kTensorWrite: {
+      // Straight from the frame into the tensor: no intermediate copy of large payloads.
       ffi::Tensor t = Lookup(r->U64()).cast<ffi::Tensor>();
-      std::string data = r->Blob();
-      runtime::CopyFromBytes(t, data.data(), data.size());
+      uint64_t n = r->U64();
+      TVM_FFI_CHECK(n <= r->remaining(), ValueError) << "malformed RPC frame: blob of " << n << " bytes";
+      const uint8_t* data = r->Take(static_cast<size_t>(n));
+      runtime::CopyFromBytes(t, data, static_cast<size_t>(n));
       WriteValue(w, ffi::Any());
       return;
     }
     case Op::kTensorRead: {
+      // Straight from the tensor into the response buffer (a bytes value: tag + u64 size).
       ffi::Tensor t = Lookup(r->U64()).cast<ffi::Tensor>();
-      std::string data(runtime::DataBytes(*t.GetDLTensorPtr()), '\0');
-      runtime::CopyToBytes(t, data.data(), data.size());
-      WriteValue(w, ffi::Bytes(data));
+      size_t n = runtime::DataBytes(*t.GetDLTensorPtr());
+      w->U8(static_cast<uint8_t>(Tag::kBytes));
+      w->U64(n);
+      std::vector<uint8_t>& buf = w->buffer();
+      size_t at = buf.size();
+      buf.resize(at + n);
+      runtime::CopyToBytes(t, buf.data() + at, n);
       return;
     }
     case Op::kTensorInfo: {
