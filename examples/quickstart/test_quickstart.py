@@ -30,6 +30,7 @@ def test_readme_snippet_runs():
     scope = {}
     exec(compile(code, "README.md", "exec"), scope)
     np.testing.assert_allclose(scope["y"], 2 * np.arange(8) + 1)
+    assert scope["ty"].tolist() == list(range(8))  # written in place through DLPack
 
 
 def test_module_rejects_bad_input():
