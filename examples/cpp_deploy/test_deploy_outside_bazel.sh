@@ -10,7 +10,10 @@ cp "$ffi_lib" "$runtime_lib" "$work/lib/"
 root="$(dirname "$(dirname "$(dirname "$app_src")")")"
 # --no-as-needed: the app reaches the runtime only through the registry (no direct symbol
 # reference), and toolchains that default to --as-needed would drop it.
-c++ -std=c++17 -O1 "$app_src" -I"$root/ffi/include" -I"$root/runtime/include" \
+# Under --config=asan the libraries are instrumented: the app must be too.
+san=()
+if [[ "${TVM_STACK_SANITIZE:-}" == "1" ]]; then san=(-fsanitize=address,undefined); fi
+c++ -std=c++17 -O1 "${san[@]}" "$app_src" -I"$root/ffi/include" -I"$root/runtime/include" \
   -L"$work/lib" -Wl,--no-as-needed -ltvm_runtime -ltvm_ffi -Wl,-rpath,"$work/lib" \
   -o "$work/deploy_app"
 # The app needs no compiler library at run time either.
