@@ -273,3 +273,32 @@ def tvm_reference_module_library(
         target_compatible_with,
         testonly,
     )
+
+def tvm_build_info(name, srcs, deps):
+    """The build-facts object of a shipped library, in a target of its own.
+
+    The git revision (`--define=TVM_GIT_REVISION=<rev>`, set by tools/*.sh; .bazelrc defaults
+    it to "unknown") changes with every commit, so it is compiled into this one small target
+    instead of every object of the library. Put `:<name>` in the library's `deps`.
+
+    Args:
+      name: target name.
+      srcs: the build-info source (and private headers it includes).
+      deps: headers it needs (e.g. the library's `_headers` target).
+    """
+    cc_library(
+        name = name,
+        srcs = srcs,
+        copts = TVM_LIBRARY_COPTS + ['-DTVM_GIT_REVISION=\\"$(TVM_GIT_REVISION)\\"'],
+        deps = deps,
+        alwayslink = 1,
+    )
+
+def tvm_public_headers(name = "headers"):
+    """The package's public headers (include/**/*.h) as plain files, for builds outside Bazel,
+    packaging and libinfo's include directory."""
+    native.filegroup(
+        name = name,
+        srcs = native.glob(["include/**/*.h"]),
+        visibility = ["//visibility:public"],
+    )
