@@ -58,10 +58,14 @@ def find_library(name):
     return None
 
 
+def runtime_only_requested():
+    """True when TVM_USE_RUNTIME_LIB asks for runtime-only mode."""
+    return os.environ.get("TVM_USE_RUNTIME_LIB", "").strip().lower() in ("1", "true", "on", "yes")
+
+
 def runtime_only():
     """True when the compiler is not to be loaded (TVM_USE_RUNTIME_LIB=1 or not shipped)."""
-    flag = os.environ.get("TVM_USE_RUNTIME_LIB", "").strip().lower()
-    return flag in ("1", "true", "on", "yes") or find_library("tvm_compiler") is None
+    return runtime_only_requested() or find_library("tvm_compiler") is None
 
 
 def _load_libraries():

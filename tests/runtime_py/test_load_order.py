@@ -49,3 +49,15 @@ def test_missing_runtime_is_a_clear_error(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert proc.returncode != 0
     assert "cannot find libtvm_runtime.so" in proc.stderr
+
+
+def test_compiler_loads_by_default_when_shipped_and_not_in_runtime_only_mode():
+    assert "tvm_compiler" in tvm.base._LOADED_LIBS
+    assert tvm.support.libinfo()["RUNTIME_ONLY"] == "OFF"
+    env = dict(os.environ, TVM_USE_RUNTIME_LIB="1")
+    code = ("import tvm\n"
+            "try:\n    import tvm.te\nexcept ImportError as e:\n    print('ImportError', e)\n"
+            "try:\n    tvm.compile\nexcept ImportError as e:\n    print('ImportError', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.count("ImportError") == 2 and "TVM_USE_RUNTIME_LIB" in out

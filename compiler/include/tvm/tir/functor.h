@@ -1,0 +1,27 @@
+/*
+ * ExprMutator: rebuilds TIR bottom-up. Subclasses override VisitExpr/VisitStmt and call the
+ * *Children helpers to recurse; a node whose children did not change is returned as is.
+ */
+#ifndef TVM_TIR_FUNCTOR_H_
+#define TVM_TIR_FUNCTOR_H_
+
+#include <tvm/tir/ir.h>
+
+namespace tvm {
+
+class ExprMutator {
+ public:
+  virtual ~ExprMutator() = default;
+  virtual PrimExpr VisitExpr(const PrimExpr& e) { return MutateExprChildren(e); }
+  virtual Stmt VisitStmt(const Stmt& s) { return MutateStmtChildren(s); }
+
+ protected:
+  /*! \brief The same node with VisitExpr applied to every sub-expression. */
+  PrimExpr MutateExprChildren(const PrimExpr& e);
+  /*! \brief The same statement with VisitExpr/VisitStmt applied to its children. */
+  Stmt MutateStmtChildren(const Stmt& s);
+  Array<PrimExpr> VisitArray(const Array<PrimExpr>& arr, bool* changed);
+};
+
+}  // namespace tvm
+#endif  // TVM_TIR_FUNCTOR_H_

@@ -1,0 +1,303 @@
+/*
+ * Text printer ("ir.AsText"): a TVMScript-like rendering of TIR, with a generic
+ * reflection-based fallback ("Type(field=..., ...)") for everything else.
+ */
+#include <tvm/ir/reflection.h>
+#include <tvm/tir/ir.h>
+
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include "../support/registry.h"
+
+namespace tvm {
+namespace {
+
+class Printer {
+ public:
+  std::ostringstream os;
+
+  void PrintAny(const Any& v) {
+    switch (v.type_index()) {
+      case kTVMFFINone: os << "None"; return;
+      case kTVMFFIInt: os << v.cast<int64_t>(); return;
+      case kTVMFFIBool: os << (v.cast<bool>() ? "True" : "False"); return;
+      case kTVMFFIFloat: os << v.cast<double>(); return;
+      case kTVMFFIDataType: os << '"' << DTypeToString(v.cast<DataType>()) << '"'; return;
+      case kTVMFFISmallStr:
+      case kTVMFFIStr: os << '"' << v.cast<std::string>() << '"'; return;
+      default: break;
+    }
+    if (auto e = v.as<PrimExpr>()) return Expr(*e);
+    if (auto s = v.as<Stmt>()) return StmtTop(*s, 0);
+    if (auto arr = v.as<Array<Any>>()) {
+      os << "[";
+      bool first = true;
+      for (const Any& x : *arr) {
+        if (!first) os << ", ";
+        first = false;
+        PrintAny(x);
+      }
+      os << "]";
+      return;
+    }
+    if (auto m = v.as<Map<Any, Any>>()) {
+      os << "{";
+      bool first = true;
+      for (const auto& kv : *m) {
+        if (!first) os << ", ";
+        first = false;
+        PrintAny(kv.first);
+        os << ": ";
+        PrintAny(kv.second);
+      }
+      os << "}";
+      return;
+    }
+    if (auto b = v.as<Buffer>()) {
+      os << std::string((*b)->name);
+      return;
+    }
+    if (auto f = v.as<PrimFunc>()) return Func(*f, "main", 0);
+    if (auto m = v.as<IRModule>()) {
+      os << "# IRModule\n";
+      for (const auto& kv : (*m)->functions) Func(kv.second, std::string(kv.first), 0);
+      return;
+    }
+    if (auto o = v.as<ObjectRef>()) return Generic(*o);
+    os << "<" << v.GetTypeKey() << ">";
+  }
+
+  void Generic(const ObjectRef& o) {
+    os << o.GetTypeKey() << "(";
+    const std::vector<ir::FieldEntry>* fields = ir::GetFields(o.type_index());
+    if (fields != nullptr) {
+      bool first = true;
+      for (const ir::FieldEntry& f : *fields) {
+        if (!first) os << ", ";
+        first = false;
+        os << f.name << "=";
+        PrintAny(ir::ReadField(o.get(), f));
+      }
+    }
+    os << ")";
+  }
+
+  void Bin(const char* op, const PrimExpr& a, const PrimExpr& b) {
+    os << "(";
+    Expr(a);
+    os << " " << op << " ";
+    Expr(b);
+    os << ")";
+  }
+  void Fn(const char* name, const PrimExpr& a, const PrimExpr& b) {
+    os << name << "(";
+    Expr(a);
+    os << ", ";
+    Expr(b);
+    os << ")";
+  }
+
+  void Expr(const PrimExpr& e) {
+    if (!e.defined()) {
+      os << "None";
+      return;
+    }
+    if (auto* n = e.as<IntImmNode>()) {
+      if (n->dtype == Int(32)) os << n->value;
+      else if (IsBool(n->dtype)) os << (n->value ? "T.bool(True)" : "T.bool(False)");
+      else os << "T." << DTypeToString(n->dtype) << "(" << n->value << ")";
+    } else if (auto* n = e.as<FloatImmNode>()) {
+      os << "T." << DTypeToString(n->dtype) << "(" << std::setprecision(17) << n->value << ")";
+    } else if (auto* n = e.as<StringImmNode>()) {
+      os << '"' << std::string(n->value) << '"';
+    } else if (auto* n = e.as<VarNode>()) {
+      os << std::string(n->name);
+    } else if (auto* n = e.as<AddNode>()) { Bin("+", n->a, n->b);
+    } else if (auto* n = e.as<SubNode>()) { Bin("-", n->a, n->b);
+    } else if (auto* n = e.as<MulNode>()) { Bin("*", n->a, n->b);
+    } else if (auto* n = e.as<DivNode>()) { Fn("T.Div", n->a, n->b);
+    } else if (auto* n = e.as<ModNode>()) { Fn("T.truncmod", n->a, n->b);
+    } else if (auto* n = e.as<FloorDivNode>()) { Bin("//", n->a, n->b);
+    } else if (auto* n = e.as<FloorModNode>()) { Bin("%", n->a, n->b);
+    } else if (auto* n = e.as<MinNode>()) { Fn("T.min", n->a, n->b);
+    } else if (auto* n = e.as<MaxNode>()) { Fn("T.max", n->a, n->b);
+    } else if (auto* n = e.as<EQNode>()) { Bin("==", n->a, n->b);
+    } else if (auto* n = e.as<NENode>()) { Bin("!=", n->a, n->b);
+    } else if (auto* n = e.as<LTNode>()) { Bin("<", n->a, n->b);
+    } else if (auto* n = e.as<LENode>()) { Bin("<=", n->a, n->b);
+    } else if (auto* n = e.as<GTNode>()) { Bin(">", n->a, n->b);
+    } else if (auto* n = e.as<GENode>()) { Bin(">=", n->a, n->b);
+    } else if (auto* n = e.as<AndNode>()) { Bin("and", n->a, n->b);
+    } else if (auto* n = e.as<OrNode>()) { Bin("or", n->a, n->b);
+    } else if (auto* n = e.as<NotNode>()) {
+      os << "not ";
+      Expr(n->a);
+    } else if (auto* n = e.as<SelectNode>()) {
+      os << "T.Select(";
+      Expr(n->condition);
+      os << ", ";
+      Expr(n->true_value);
+      os << ", ";
+      Expr(n->false_value);
+      os << ")";
+    } else if (auto* n = e.as<CastNode>()) {
+      os << "T.Cast(\"" << DTypeToString(n->dtype) << "\", ";
+      Expr(n->value);
+      os << ")";
+    } else if (auto* n = e.as<CallNode>()) {
+      std::string op(n->op);
+      if (op.rfind("tir.", 0) == 0) op = "T." + op.substr(4);
+      os << op << "(";
+      for (size_t i = 0; i < n->args.size(); ++i) {
+        if (i) os << ", ";
+        Expr(n->args[i]);
+      }
+      os << ")";
+    } else if (auto* n = e.as<RampNode>()) {
+      os << "T.Ramp(";
+      Expr(n->base);
+      os << ", ";
+      Expr(n->stride);
+      os << ", " << n->lanes << ")";
+    } else if (auto* n = e.as<BroadcastNode>()) {
+      os << "T.Broadcast(";
+      Expr(n->value);
+      os << ", " << n->lanes << ")";
+    } else if (auto* n = e.as<LetNode>()) {
+      os << "T.Let(" << std::string(n->var->name) << ", ";
+      Expr(n->value);
+      os << ", ";
+      Expr(n->body);
+      os << ")";
+    } else if (auto* n = e.as<BufferLoadNode>()) {
+      os << std::string(n->buffer->name) << "[";
+      Indices(n->indices);
+      os << "]";
+    } else if (auto* n = e.as<ReduceNode>()) {
+      os << "T.reduce_" << std::string(n->combiner) << "(";
+      Expr(n->source);
+      os << ", axis=[";
+      for (size_t i = 0; i < n->axis.size(); ++i) {
+        if (i) os << ", ";
+        os << std::string(n->axis[i]->var->name);
+      }
+      os << "])";
+    } else {
+      Generic(e);
+    }
+  }
+
+  void Indices(const Array<PrimExpr>& idx) {
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (i) os << ", ";
+      Expr(idx[i]);
+    }
+  }
+
+  void Indent(int n) { os << std::string(static_cast<size_t>(n) * 4, ' '); }
+
+  void StmtTop(const Stmt& s, int ind) { St(s, ind); }
+
+  void St(const Stmt& s, int ind) {
+    if (!s.defined()) return;
+    if (auto* n = s.as<SeqStmtNode>()) {
+      for (const Stmt& x : n->seq) St(x, ind);
+    } else if (auto* n = s.as<ForNode>()) {
+      static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
+      Indent(ind);
+      os << "for " << std::string(n->loop_var->name) << " in T."
+         << kinds[n->kind >= 0 && n->kind < 5 ? n->kind : 0] << "(";
+      if (const int64_t* m = AsConstInt(n->min); !(m && *m == 0)) {
+        Expr(n->min);
+        os << ", ";
+        PrimExpr end = n->extent;
+        os << "";
+        Expr(n->min);
+        os << " + ";
+        Expr(end);
+      } else {
+        Expr(n->extent);
+      }
+      if (n->kind == 4) os << ", thread=\"" << std::string(n->thread_tag) << "\"";
+      os << "):\n";
+      St(n->body, ind + 1);
+    } else if (auto* n = s.as<BufferStoreNode>()) {
+      Indent(ind);
+      os << std::string(n->buffer->name) << "[";
+      Indices(n->indices);
+      os << "] = ";
+      Expr(n->value);
+      os << "\n";
+    } else if (auto* n = s.as<LetStmtNode>()) {
+      Indent(ind);
+      os << std::string(n->var->name) << ": " << DTypeToString(n->var->dtype) << " = ";
+      Expr(n->value);
+      os << "\n";
+      St(n->body, ind);
+    } else if (auto* n = s.as<IfThenElseNode>()) {
+      Indent(ind);
+      os << "if ";
+      Expr(n->condition);
+      os << ":\n";
+      St(n->then_case, ind + 1);
+      if (n->else_case.defined()) {
+        Indent(ind);
+        os << "else:\n";
+        St(n->else_case, ind + 1);
+      }
+    } else if (auto* n = s.as<AllocateNode>()) {
+      Indent(ind);
+      os << std::string(n->buffer->name) << " = T.alloc_buffer((";
+      Indices(n->buffer->shape);
+      os << (n->buffer->shape.size() == 1 ? ",), \"" : "), \"") << DTypeToString(n->buffer->dtype) << "\")\n";
+      St(n->body, ind);
+    } else if (auto* n = s.as<EvaluateNode>()) {
+      Indent(ind);
+      os << "T.evaluate(";
+      Expr(n->value);
+      os << ")\n";
+    } else {
+      Indent(ind);
+      Generic(s);
+      os << "\n";
+    }
+  }
+
+  void Func(const PrimFunc& f, const std::string& name, int ind) {
+    Indent(ind);
+    os << "@T.prim_func\n";
+    Indent(ind);
+    os << "def " << f.GlobalSymbol(name) << "(";
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      if (i) os << ", ";
+      Var p = f->params[i];
+      os << std::string(p->name) << ": ";
+      std::optional<Buffer> b = f->buffer_map.Get(p);
+      if (b.has_value()) {
+        os << "T.Buffer((";
+        Indices((*b)->shape);
+        os << ((*b)->shape.size() == 1 ? ",), \"" : "), \"") << DTypeToString((*b)->dtype) << "\")";
+      } else {
+        os << "T." << DTypeToString(p->dtype);
+      }
+    }
+    os << "):\n";
+    St(f->body, ind + 1);
+  }
+};
+
+}  // namespace
+
+std::string AsText(const Any& node) {
+  Printer p;
+  p.PrintAny(node);
+  return p.os.str();
+}
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  RegisterCompilerGlobal("ir.AsText", [](Any node) { return AsText(node); });
+}
+
+}  // namespace tvm

@@ -1,0 +1,174 @@
+/*
+ * Structural equality and hashing over reflected fields ("ir.StructuralEqual",
+ * "ir.StructuralHash"). Variables are compared by binding: a field marked `defines` binds the
+ * Var on each side to the other; later uses must agree with the binding. Free variables are
+ * equal only to themselves unless `map_free_vars` is set.
+ */
+#include <tvm/ffi/string.h>
+#include <tvm/ir/reflection.h>
+#include <tvm/tir/ir.h>
+
+#include <cstring>
+#include <functional>
+#include <unordered_map>
+
+#include "../support/registry.h"
+
+namespace tvm {
+namespace {
+
+class SEqual {
+ public:
+  explicit SEqual(bool map_free_vars) : map_free_vars_(map_free_vars) {}
+
+  bool Eq(const Any& a, const Any& b, bool defines) {
+    if (a.type_index() != b.type_index()) return false;
+    int32_t ti = a.type_index();
+    if (ti < kTVMFFIStaticObjectBegin) {
+      if (ti == kTVMFFISmallStr || ti == kTVMFFISmallBytes) return a.cast<std::string>() == b.cast<std::string>();
+      return a.raw()->v_int64 == b.raw()->v_int64;
+    }
+    const Object* x = static_cast<const Object*>(static_cast<const void*>(a.raw()->v_obj));
+    const Object* y = static_cast<const Object*>(static_cast<const void*>(b.raw()->v_obj));
+    if (x == y && !defines) {
+      // Same object: equal unless it is a Var bound differently.
+      if (ti != VarNode::RuntimeTypeIndex()) return true;
+    }
+    if (ti == kTVMFFIStr) return a.cast<std::string>() == b.cast<std::string>();
+    if (ti == VarNode::RuntimeTypeIndex()) return VarEq(x, y, defines);
+    if (ti == kTVMFFIArray) {
+      Array<Any> u = a.cast<Array<Any>>(), v = b.cast<Array<Any>>();
+      if (u.size() != v.size()) return false;
+      for (size_t i = 0; i < u.size(); ++i) {
+        if (!Eq(u[i], v[i], defines)) return false;
+      }
+      return true;
+    }
+    if (ti == kTVMFFIMap) {
+      Map<Any, Any> u = a.cast<Map<Any, Any>>(), v = b.cast<Map<Any, Any>>();
+      if (u.size() != v.size()) return false;
+      // Keys: strings compare by value; Var keys (buffer_map) by binding.
+      for (const auto& kv : u) {
+        bool found = false;
+        for (const auto& kw : v) {
+          if (KeyEq(kv.first, kw.first)) {
+            if (!Eq(kv.second, kw.second, false)) return false;
+            found = true;
+            break;
+          }
+        }
+        if (!found) return false;
+      }
+      return true;
+    }
+    const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
+    if (fields == nullptr) return x == y;
+    for (const ir::FieldEntry& f : *fields) {
+      if (!Eq(ir::ReadField(x, f), ir::ReadField(y, f), f.defines)) return false;
+    }
+    return true;
+  }
+
+ private:
+  bool KeyEq(const Any& a, const Any& b) {
+    if (a.type_index() != b.type_index()) return false;
+    if (a.type_index() == VarNode::RuntimeTypeIndex()) {
+      auto it = map_.find(static_cast<const void*>(a.raw()->v_obj));
+      return it != map_.end() && it->second == static_cast<const void*>(b.raw()->v_obj);
+    }
+    return Eq(a, b, false);
+  }
+
+  bool VarEq(const Object* x, const Object* y, bool defines) {
+    const VarNode* vx = static_cast<const VarNode*>(x);
+    const VarNode* vy = static_cast<const VarNode*>(y);
+    auto it = map_.find(x);
+    if (it != map_.end()) return it->second == y;
+    if (rmap_.count(y)) return false;
+    if (defines || map_free_vars_) {
+      if (vx->dtype != vy->dtype) return false;
+      map_[x] = y;
+      rmap_[y] = x;
+      return true;
+    }
+    return x == y;
+  }
+
+  bool map_free_vars_;
+  std::unordered_map<const void*, const void*> map_, rmap_;
+};
+
+class SHash {
+ public:
+  explicit SHash(bool map_free_vars) : map_free_vars_(map_free_vars) {}
+
+  static uint64_t Combine(uint64_t h, uint64_t v) {
+    return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  }
+
+  uint64_t Hash(const Any& a, bool defines) {
+    int32_t ti = a.type_index();
+    uint64_t h = Combine(0x1234567, static_cast<uint64_t>(ti));
+    if (ti < kTVMFFIStaticObjectBegin) {
+      if (ti == kTVMFFISmallStr || ti == kTVMFFISmallBytes) {
+        return Combine(h, std::hash<std::string>()(a.cast<std::string>()));
+      }
+      return Combine(h, static_cast<uint64_t>(a.raw()->v_int64));
+    }
+    const Object* x = static_cast<const Object*>(static_cast<const void*>(a.raw()->v_obj));
+    if (ti == kTVMFFIStr) return Combine(h, std::hash<std::string>()(a.cast<std::string>()));
+    if (ti == VarNode::RuntimeTypeIndex()) {
+      const VarNode* v = static_cast<const VarNode*>(x);
+      h = Combine(h, std::hash<std::string>()(DTypeToString(v->dtype)));
+      auto it = ids_.find(x);
+      if (it != ids_.end()) return Combine(h, it->second);
+      if (defines || map_free_vars_) {
+        uint64_t id = ids_.size() + 1;
+        ids_[x] = id;
+        return Combine(h, id);
+      }
+      return Combine(h, reinterpret_cast<uint64_t>(x));
+    }
+    if (ti == kTVMFFIArray) {
+      for (const Any& e : a.cast<Array<Any>>()) h = Combine(h, Hash(e, defines));
+      return h;
+    }
+    if (ti == kTVMFFIMap) {
+      uint64_t acc = 0;  // order independent
+      for (const auto& kv : a.cast<Map<Any, Any>>()) {
+        uint64_t k = kv.first.type_index() == VarNode::RuntimeTypeIndex() ? 7 : Hash(kv.first, false);
+        acc += Combine(k, Hash(kv.second, false));
+      }
+      return Combine(h, acc);
+    }
+    const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
+    if (fields == nullptr) return Combine(h, reinterpret_cast<uint64_t>(x));
+    for (const ir::FieldEntry& f : *fields) h = Combine(h, Hash(ir::ReadField(x, f), f.defines));
+    return h;
+  }
+
+ private:
+  bool map_free_vars_;
+  std::unordered_map<const void*, uint64_t> ids_;
+};
+
+}  // namespace
+
+bool StructuralEqual(const Any& a, const Any& b, bool map_free_vars) {
+  return SEqual(map_free_vars).Eq(a, b, false);
+}
+
+int64_t StructuralHash(const Any& a, bool map_free_vars) {
+  return static_cast<int64_t>(SHash(map_free_vars).Hash(a, false) >> 1);
+}
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  RegisterCompilerGlobal("ir.StructuralEqual", [](Any a, Any b, bool map_free_vars) {
+    return StructuralEqual(a, b, map_free_vars);
+  });
+  RegisterCompilerGlobal("ir.StructuralHash", [](Any a, bool map_free_vars) {
+    return StructuralHash(a, map_free_vars);
+  });
+}
+
+}  // namespace tvm

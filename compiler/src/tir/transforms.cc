@@ -1,0 +1,274 @@
+/*
+ * Lowering passes: FlattenBuffer ("tir.transform.FlattenBuffer") and VectorizeLoop
+ * ("tir.transform.VectorizeLoop").
+ *
+ * FlattenBuffer rewrites every BufferLoad/BufferStore/Allocate in the body to a 1-D buffer
+ * sharing the original data Var (row-major, or the Buffer's strides). `buffer_map` keeps the
+ * N-D buffers, which describe the arguments to the packed entry point.
+ *
+ * VectorizeLoop turns a vectorized loop of constant extent L into straight-line vector code:
+ * the loop var becomes Ramp(min, 1, L), scalars meeting vectors are broadcast, and affine
+ * index arithmetic keeps Ramps (Ramp + x -> Ramp, Ramp * c -> Ramp), so contiguous accesses
+ * reach codegen as Ramp(base, 1, L). Loops it cannot vectorize (vector conditions in
+ * IfThenElse, non-constant extents, unsupported calls, Let) stay scalar loops.
+ */
+#include <tvm/arith/analyzer.h>
+#include <tvm/ffi/error.h>
+#include <tvm/tir/functor.h>
+
+#include <unordered_map>
+
+#include "../support/registry.h"
+
+namespace tvm {
+namespace {
+
+class Flattener : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override {
+    PrimExpr x = MutateExprChildren(e);
+    if (auto* n = x.as<BufferLoadNode>()) {
+      if (n->indices.size() == 1 && n->buffer->shape.size() == 1 && n->buffer->strides.empty()) return x;
+      return MakeBufferLoad(Flat(n->buffer), {Index(n->buffer, n->indices)});
+    }
+    return x;
+  }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    if (auto* n = x.as<BufferStoreNode>()) {
+      if (n->indices.size() == 1 && n->buffer->shape.size() == 1 && n->buffer->strides.empty()) return x;
+      return MakeBufferStore(Flat(n->buffer), n->value, {Index(n->buffer, n->indices)});
+    }
+    if (auto* n = x.as<AllocateNode>()) return MakeAllocate(Flat(n->buffer), n->body);
+    return x;
+  }
+
+ private:
+  std::unordered_map<const Object*, Buffer> flat_;
+
+  Buffer Flat(const Buffer& b) {
+    auto it = flat_.find(b.get());
+    if (it != flat_.end()) return it->second;
+    PrimExpr size;
+    for (const PrimExpr& d : b->shape) {
+      PrimExpr d64 = MakeCast(Int(64), d);
+      size = size.defined() ? MakeBinary("tir.Mul", size, d64) : d64;
+    }
+    if (!size.defined()) size = IntImm(Int(64), 1);
+    Buffer f = MakeBuffer(b->data, b->dtype, {arith::Simplify(size, {})}, {}, std::string(b->name));
+    flat_[b.get()] = f;
+    return f;
+  }
+
+  PrimExpr Index(const Buffer& b, const Array<PrimExpr>& idx) {
+    // Index arithmetic in the widest index type used (int32 unless something is int64).
+    DataType t = Int(32);
+    for (const PrimExpr& i : idx) {
+      if (ElementOf(i.dtype()).bits == 64) t = Int(64);
+    }
+    for (const PrimExpr& s : b->shape) {
+      if (s.dtype().bits == 64) t = Int(64);
+    }
+    auto cast = [&](const PrimExpr& e) {
+      return ElementOf(e.dtype()) == t ? e : MakeCast(WithLanes(t, e.dtype().lanes), e);
+    };
+    PrimExpr flat;
+    if (idx.empty()) return IntImm(t, 0);
+    for (size_t k = 0; k < idx.size(); ++k) {
+      PrimExpr i = cast(idx[k]);
+      if (!b->strides.empty()) {
+        PrimExpr term = MakeBinary("tir.Mul", i, cast(b->strides[k]));
+        flat = flat.defined() ? MakeBinary("tir.Add", flat, term) : term;
+      } else if (!flat.defined()) {
+        flat = i;
+      } else {
+        flat = MakeBinary("tir.Add", MakeBinary("tir.Mul", flat, cast(b->shape[k])), i);
+      }
+    }
+    return flat;
+  }
+};
+
+/*! \brief Raised (as a C++ exception) when a loop cannot be vectorized. */
+struct CannotVectorize {};
+
+PrimExpr Widen(const PrimExpr& e, int lanes) {
+  if (e.dtype().lanes == lanes) return e;
+  if (e.dtype().lanes != 1) throw CannotVectorize();
+  return MakeBroadcast(e, lanes);
+}
+
+bool VectorizableCall(const std::string& op) {
+  static const char* kOps[] = {"tir.exp", "tir.exp2", "tir.log", "tir.log2", "tir.log10",
+                               "tir.sqrt", "tir.sin", "tir.cos", "tir.floor", "tir.ceil",
+                               "tir.trunc", "tir.round", "tir.fabs", "tir.nearbyint", "tir.pow",
+                               "tir.abs", "tir.if_then_else", "tir.sigmoid"};
+  for (const char* k : kOps) {
+    if (op == k) return true;
+  }
+  return false;
+}
+
+/*! \brief Rewrites one loop body with the loop var replaced by Ramp(min, 1, lanes). */
+class Vectorizer : public ExprMutator {
+ public:
+  Vectorizer(const Var& v, PrimExpr min, int lanes) : var_(v), min_(std::move(min)), lanes_(lanes) {}
+
+  PrimExpr VisitExpr(const PrimExpr& e) override {
+    if (e.get() == var_.get()) return MakeRamp(min_, IntImm(min_.dtype(), 1), lanes_);
+    if (e.as<IntImmNode>() || e.as<FloatImmNode>() || e.as<StringImmNode>() || e.as<VarNode>()) return e;
+#define TVM_VEC_BIN(Name)                                         \
+  if (auto* n = e.as<Name##Node>()) {                             \
+    PrimExpr a = VisitExpr(n->a), b = VisitExpr(n->b);            \
+    if (a.same_as(n->a) && b.same_as(n->b)) return e;             \
+    return Binary("tir." #Name, a, b);                            \
+  }
+    TVM_VEC_BIN(Add) TVM_VEC_BIN(Sub) TVM_VEC_BIN(Mul) TVM_VEC_BIN(Div) TVM_VEC_BIN(Mod)
+    TVM_VEC_BIN(FloorDiv) TVM_VEC_BIN(FloorMod) TVM_VEC_BIN(Min) TVM_VEC_BIN(Max) TVM_VEC_BIN(EQ)
+    TVM_VEC_BIN(NE) TVM_VEC_BIN(LT) TVM_VEC_BIN(LE) TVM_VEC_BIN(GT) TVM_VEC_BIN(GE)
+    TVM_VEC_BIN(And) TVM_VEC_BIN(Or)
+#undef TVM_VEC_BIN
+    if (auto* n = e.as<NotNode>()) {
+      PrimExpr a = VisitExpr(n->a);
+      return a.same_as(n->a) ? e : MakeNot(a);
+    }
+    if (auto* n = e.as<SelectNode>()) {
+      PrimExpr c = VisitExpr(n->condition), t = VisitExpr(n->true_value), f = VisitExpr(n->false_value);
+      if (c.same_as(n->condition) && t.same_as(n->true_value) && f.same_as(n->false_value)) return e;
+      int l = std::max({c.dtype().lanes, t.dtype().lanes, f.dtype().lanes});
+      return MakeSelect(Widen(c, l), Widen(t, l), Widen(f, l));
+    }
+    if (auto* n = e.as<CastNode>()) {
+      PrimExpr v = VisitExpr(n->value);
+      return v.same_as(n->value) ? e : MakeCast(WithLanes(n->dtype, v.dtype().lanes), v);
+    }
+    if (auto* n = e.as<CallNode>()) {
+      bool changed = false;
+      int l = 1;
+      Array<PrimExpr> args;
+      for (const PrimExpr& a : n->args) {
+        PrimExpr b = VisitExpr(a);
+        changed |= !b.same_as(a);
+        l = std::max<int>(l, b.dtype().lanes);
+        args.push_back(b);
+      }
+      if (!changed) return e;
+      if (l > 1 && !VectorizableCall(std::string(n->op))) throw CannotVectorize();
+      Array<PrimExpr> wide;
+      for (const PrimExpr& a : args) wide.push_back(Widen(a, l));
+      return MakeCall(WithLanes(n->dtype, l), std::string(n->op), wide);
+    }
+    if (auto* n = e.as<BufferLoadNode>()) {
+      bool changed = false;
+      int l = 1;
+      Array<PrimExpr> idx;
+      for (const PrimExpr& i : n->indices) {
+        PrimExpr j = VisitExpr(i);
+        changed |= !j.same_as(i);
+        l = std::max<int>(l, j.dtype().lanes);
+        idx.push_back(j);
+      }
+      if (!changed) return e;
+      Array<PrimExpr> wide;
+      for (const PrimExpr& i : idx) wide.push_back(Widen(i, l));
+      return MakeBufferLoad(n->buffer, wide);
+    }
+    throw CannotVectorize();  // Let, Reduce, Ramp/Broadcast already present, ...
+  }
+
+  Stmt VisitStmt(const Stmt& s) override {
+    if (auto* n = s.as<BufferStoreNode>()) {
+      PrimExpr v = VisitExpr(n->value);
+      bool changed = !v.same_as(n->value);
+      Array<PrimExpr> idx;
+      int lanes = v.dtype().lanes;
+      for (const PrimExpr& i : n->indices) {
+        PrimExpr j = VisitExpr(i);
+        changed |= !j.same_as(i);
+        lanes = std::max<int>(lanes, j.dtype().lanes);
+        idx.push_back(j);
+      }
+      if (!changed) return s;
+      if (lanes > 1) {
+        // Every index must be a vector: a scalar index would store all lanes to one place.
+        bool any_vec_index = false;
+        for (const PrimExpr& i : idx) any_vec_index |= i.dtype().lanes > 1;
+        if (!any_vec_index) throw CannotVectorize();
+      }
+      Array<PrimExpr> wide;
+      for (const PrimExpr& i : idx) wide.push_back(Widen(i, lanes));
+      return MakeBufferStore(n->buffer, Widen(v, lanes), wide);
+    }
+    if (auto* n = s.as<ForNode>()) {
+      PrimExpr mn = VisitExpr(n->min), ext = VisitExpr(n->extent);
+      if (mn.dtype().lanes > 1 || ext.dtype().lanes > 1) throw CannotVectorize();
+      return MutateStmtChildren(s);
+    }
+    if (auto* n = s.as<IfThenElseNode>()) {
+      if (VisitExpr(n->condition).dtype().lanes > 1) throw CannotVectorize();
+      return MutateStmtChildren(s);
+    }
+    if (s.as<LetStmtNode>() || s.as<AllocateNode>()) throw CannotVectorize();
+    return MutateStmtChildren(s);
+  }
+
+ private:
+  Var var_;
+  PrimExpr min_;
+  int lanes_;
+
+  PrimExpr Binary(const std::string& key, PrimExpr a, PrimExpr b) {
+    int la = a.dtype().lanes, lb = b.dtype().lanes;
+    if (la == 1 && lb == 1) return MakeBinary(key, a, b);
+    const RampNode* ra = a.as<RampNode>();
+    const RampNode* rb = b.as<RampNode>();
+    if (key == "tir.Add" || key == "tir.Sub") {
+      if (ra && lb == 1) return MakeRamp(MakeBinary(key, ra->base, b), ra->stride, ra->lanes);
+      if (rb && la == 1 && key == "tir.Add") return MakeRamp(MakeBinary(key, a, rb->base), rb->stride, rb->lanes);
+      if (ra && rb && ra->lanes == rb->lanes) {
+        return MakeRamp(MakeBinary(key, ra->base, rb->base), MakeBinary(key, ra->stride, rb->stride), ra->lanes);
+      }
+    }
+    if (key == "tir.Mul") {
+      if (ra && lb == 1) return MakeRamp(MakeBinary(key, ra->base, b), MakeBinary(key, ra->stride, b), ra->lanes);
+      if (rb && la == 1) return MakeRamp(MakeBinary(key, a, rb->base), MakeBinary(key, a, rb->stride), rb->lanes);
+    }
+    int lanes = std::max(la, lb);
+    return MakeBinary(key, Widen(a, lanes), Widen(b, lanes));
+  }
+};
+
+class LoopVectorizer : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    auto* n = x.as<ForNode>();
+    if (n == nullptr || n->kind != static_cast<int64_t>(ForKind::kVectorized)) return x;
+    const int64_t* ext = AsConstInt(n->extent);
+    if (ext == nullptr || *ext < 1 || *ext > 64) return x;
+    if (*ext == 1) return x;
+    try {
+      Stmt body = Vectorizer(n->loop_var, n->min, static_cast<int>(*ext)).VisitStmt(n->body);
+      return body;
+    } catch (const CannotVectorize&) {
+      return x;  // stays a scalar loop (codegen adds the llvm.loop.vectorize hint)
+    }
+  }
+};
+
+}  // namespace
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  RegisterCompilerGlobal("tir.transform.FlattenBuffer", [](PrimFunc f) {
+    Stmt body = Flattener().VisitStmt(f->body);
+    return MakePrimFunc(f->params, f->buffer_map, arith::SimplifyStmt(body, {}), f->attrs);
+  });
+  RegisterCompilerGlobal("tir.transform.VectorizeLoop", [](PrimFunc f) {
+    Stmt body = LoopVectorizer().VisitStmt(f->body);
+    if (body.same_as(f->body)) return f;
+    return MakePrimFunc(f->params, f->buffer_map, body, f->attrs);
+  });
+}
+
+}  // namespace tvm

@@ -1,0 +1,40 @@
+// TE -> PrimFunc -> LLVM IR text (the text is checked here; running it is the Python tests' job).
+#include <gtest/gtest.h>
+#include <tvm/ffi/function.h>
+#include <tvm/tir/ir.h>
+
+namespace tvm {
+namespace {
+
+ffi::Function Global(const char* name) { return ffi::Function::GetGlobalRequired(name); }
+
+TEST(Codegen, ElementwiseAndReduce) {
+  Var i("i", Int(32)), k("k", Int(32));
+  Buffer a = MakeBuffer(Var(), Float(32), {IntImm(Int(32), 4), IntImm(Int(32), 8)}, {}, "A");
+  Buffer c = MakeBuffer(Var(), Float(32), {IntImm(Int(32), 4)}, {}, "C");
+  auto iv = [](Var v, int64_t ext, int64_t kind) {
+    return Global("tir.IterVar")(v, IntImm(Int(32), 0), IntImm(Int(32), ext), kind).cast<IterVar>();
+  };
+  TETensor ta = Global("te.Tensor")(a, Array<IterVar>{}, PrimExpr(), Array<ObjectRef>{}).cast<TETensor>();
+  PrimExpr red = Global("tir.Reduce")("sum", MakeBufferLoad(a, {i, k}), Array<IterVar>{iv(k, 8, 2)})
+                     .cast<PrimExpr>();
+  TETensor tc = Global("te.Tensor")(c, Array<IterVar>{iv(i, 4, 0)}, red, Array<ObjectRef>{ta})
+                    .cast<TETensor>();
+  PrimFunc f = Global("te.CreatePrimFunc")(Array<TETensor>{ta, tc}, "rowsum").cast<PrimFunc>();
+  std::string text = Global("ir.AsText")(f).cast<std::string>();
+  EXPECT_NE(text.find("def rowsum(A: T.Buffer((4, 8), \"float32\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("C[i] = (C[i] + A[i, k])"), std::string::npos) << text;
+
+  Map<String, PrimFunc> funcs;
+  funcs.Set(String("rowsum"), f);
+  IRModule mod = Global("ir.IRModule")(funcs).cast<IRModule>();
+  std::string ll = Global("codegen.LLVMText")(mod, "x86_64-unknown-linux-gnu").cast<std::string>();
+  EXPECT_NE(ll.find("define i32 @__tvm_ffi_rowsum(ptr %self, ptr %args, i32 %num_args, ptr %result)"),
+            std::string::npos);
+  EXPECT_NE(ll.find("rowsum: expected 2 arguments"), std::string::npos);
+  EXPECT_NE(ll.find("argument 0 (A): dtype is expected to be float32"), std::string::npos);
+  EXPECT_NE(ll.find("fadd float"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tvm

@@ -1,0 +1,224 @@
+"""tvm.compile / tvm.build: lower a PrimFunc or IRModule, emit LLVM IR text (libtvm_compiler),
+then let llvmlite optimise it for the target CPU and emit an object file.
+
+    mod = tvm.driver.compile(func, target="llvm")     # a runtime Module (tvm_ffi)
+    mod["main"](a, b, c)                               # tvm_ffi Tensors or DLPack arrays
+    mod.export_library("k.so")                         # loads with runtime only
+
+By default the object is linked into a temporary shared library (system `cc`) and loaded with
+tvm_ffi.load_module, so the compiled and the exported artefacts are the same code.
+`compile(..., jit=True)` instead JIT-compiles in process with llvmlite's MCJIT.
+"""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+
+import tvm_ffi
+
+from .. import base as _base
+from ..ir import IRModule, _api
+from ..target import Target
+from ..tir import PrimFunc
+
+_LLVM_READY = []
+
+
+def _llvm():
+    import llvmlite.binding as llvm
+
+    if not _LLVM_READY:
+        # llvmlite >= 0.45 initialises itself; older versions need these calls.
+        for init in ("initialize", "initialize_native_target", "initialize_native_asmprinter"):
+            fn = getattr(llvm, init, None)
+            if fn is not None:
+                try:
+                    fn()
+                except Exception:  # noqa: BLE001 - "initialize" is deprecated in new versions
+                    pass
+        _LLVM_READY.append(True)
+    return llvm
+
+
+def _as_module(func_or_mod):
+    if isinstance(func_or_mod, IRModule):
+        return func_or_mod
+    if isinstance(func_or_mod, PrimFunc):
+        name = "main"
+        attrs = func_or_mod.attrs
+        if "global_symbol" in attrs:
+            name = str(attrs["global_symbol"])
+        else:
+            func_or_mod = func_or_mod.with_attr("global_symbol", name)
+        return IRModule({name: func_or_mod})
+    if isinstance(func_or_mod, dict):
+        return IRModule(func_or_mod)
+    raise TypeError("tvm.compile expects a PrimFunc or an IRModule, got %r" % type(func_or_mod))
+
+
+def _target_machine(target, llvm):
+    triple = target.mtriple or llvm.get_process_triple()
+    cpu = target.mcpu
+    features = target.mattr
+    if not cpu and triple == llvm.get_process_triple():
+        cpu = llvm.get_host_cpu_name()
+        if not features:
+            features = llvm.get_host_cpu_features().flatten()
+    tgt = llvm.Target.from_triple(triple)
+    return tgt.create_target_machine(cpu=cpu or "", features=features or "", opt=3,
+                                     reloc="pic", codemodel="default")
+
+
+def _optimize(llmod, tm, llvm):
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pb = llvm.create_pass_builder(tm, pto)
+    pm = pb.getModulePassManager()
+    pm.run(llmod, pb)
+
+
+def lower_to_llvm_ir(func_or_mod, target=None):
+    """LLVM IR text (before optimisation) of `func_or_mod`."""
+    mod = _as_module(func_or_mod)
+    target = Target(target or "llvm")
+    return _api("codegen.LLVMText")(mod, target.mtriple)
+
+
+def _lib_dirs():
+    dirs = []
+    for name in ("tvm_runtime", "tvm_ffi"):
+        lib = _base._LOADED_LIBS.get(name)
+        path = getattr(lib, "_name", None) if lib is not None else None
+        if path is None and name == "tvm_ffi":
+            from tvm_ffi import _lib
+            path = getattr(_lib.LIB, "_name", None)
+        if path:
+            dirs.append(os.path.dirname(os.path.realpath(path)))
+    return dirs
+
+
+class Executable:
+    """The result of tvm.compile: LLVM IR, an object file, and a loaded runtime Module."""
+
+    def __init__(self, mod, target, jit=False):
+        self._tmpdir = None
+        llvm = _llvm()
+        self.target = target
+        self.ir_module = mod
+        self.llvm_ir = _api("codegen.LLVMText")(mod, target.mtriple or llvm.get_process_triple())
+        self._tm = _target_machine(target, llvm)
+        llmod = llvm.parse_assembly(self.llvm_ir)
+        llmod.triple = target.mtriple or llvm.get_process_triple()
+        llmod.data_layout = str(self._tm.target_data)
+        llmod.verify()
+        _optimize(llmod, self._tm, llvm)
+        self._llmod = llmod
+        self.optimized_ir = str(llmod)
+        self.object = self._tm.emit_object(llmod)
+        self.func_names = [str(k) for k in mod.functions.keys()]
+        self._tmpdir = None
+        self._engine = None
+        self._funcs = {}
+        self.mod = None
+        self.triple = llmod.triple
+        self.is_host = self.triple.split("-")[0] == llvm.get_process_triple().split("-")[0]
+        if not self.is_host:
+            pass  # cross-compiled: only export_library (with a cross `cc`) and `object`
+        elif jit:
+            self._jit(llvm)
+        else:
+            self._tmpdir = tempfile.mkdtemp(prefix="tvm_compile_")
+            path = os.path.join(self._tmpdir, "lib.so")
+            self.export_library(path)
+            self.mod = tvm_ffi.load_module(path)
+
+    def _jit(self, llvm):
+        for name in ("tvm_ffi", "tvm_runtime"):
+            lib = _base._LOADED_LIBS.get(name)
+            if lib is not None:
+                llvm.load_library_permanently(lib._name)
+        from tvm_ffi import _lib
+        llvm.load_library_permanently(_lib.LIB._name)
+        backing = llvm.parse_assembly(self.optimized_ir)
+        self._engine = llvm.create_mcjit_compiler(backing, self._tm)
+        self._engine.finalize_object()
+        from tvm_ffi import _any
+        from tvm_ffi import _cabi as C
+        for name in self.func_names:
+            addr = self._engine.get_function_address("__tvm_ffi_" + name)
+            out = ctypes.c_void_p()
+            if C.FunctionCreate(None, addr, None, ctypes.byref(out)) != 0:
+                from tvm_ffi import _frame
+                _frame.raise_last_error()
+            self._funcs[name] = _any.wrap_handle(out.value, C.kFunction)
+
+    def __getitem__(self, name):
+        if self.mod is not None:
+            return self.mod[name]
+        if not self.is_host:
+            raise RuntimeError("module compiled for %s cannot run on this host (%s); export it"
+                               % (self.triple, _llvm().get_process_triple()))
+        return self._funcs[name]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self[name]
+
+    def get_function(self, name):
+        return self[name]
+
+    def __call__(self, *args):
+        return self[self.func_names[0]](*args)
+
+    def inspect_source(self, fmt="ll"):
+        return self.optimized_ir if fmt in ("ll", "llvm") else self.llvm_ir
+
+    def export_library(self, path, cc=None, options=None):
+        """Links the object into a shared library that needs only libtvm_runtime/libtvm_ffi."""
+        cc = cc or os.environ.get("CC") or shutil.which("cc") or "gcc"
+        tmp = tempfile.mkdtemp(prefix="tvm_export_")
+        try:
+            obj = os.path.join(tmp, "lib.o")
+            with open(obj, "wb") as f:
+                f.write(self.object)
+            cmd = [cc, "-shared", "-fPIC", "-o", path, obj]
+            for d in _lib_dirs():
+                cmd += ["-L" + d]
+            cmd += ["-ltvm_runtime", "-ltvm_ffi", "-lm"]
+            cmd += list(options or [])
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError("linking %s failed:\n%s\n%s" % (path, " ".join(cmd), proc.stderr))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return path
+
+    def __del__(self):
+        if self.__dict__.get("_tmpdir"):
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+
+def lower(func_or_mod):
+    """The TIR pipeline before codegen, on every function:
+    Simplify -> FlattenBuffer -> VectorizeLoop -> Simplify."""
+    mod = _as_module(func_or_mod)
+    passes = [_api("tir.transform.Simplify"), _api("tir.transform.FlattenBuffer"),
+              _api("tir.transform.VectorizeLoop"), _api("tir.transform.Simplify")]
+    funcs = {}
+    for name, func in mod.functions.items():
+        for p in passes:
+            func = p(func)
+        funcs[str(name)] = func
+    return IRModule(funcs)
+
+
+def compile(func_or_mod, target=None, *, jit=False, **kwargs):  # noqa: A001
+    """Compiles a PrimFunc/IRModule for `target` (default "llvm", the host CPU)."""
+    return Executable(lower(func_or_mod), Target(target or "llvm"), jit=jit)
+
+
+def build(func_or_mod, target=None, name=None, **kwargs):
+    """TVM's older entry point; same as compile."""
+    return compile(func_or_mod, target=target, **kwargs)

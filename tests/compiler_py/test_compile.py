@@ -1,0 +1,219 @@
+"""tvm.compile end to end: TE -> PrimFunc -> LLVM IR (libtvm_compiler) -> llvmlite -> .so."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import te, tir
+from tvm.driver import compile as tvm_compile
+
+
+def _elementwise():
+    A = te.placeholder((4, 8), "float32", "A")
+    B = te.placeholder((4, 8), "float32", "B")
+    C = te.compute((4, 8), lambda i, j: A[i, j] * 2.0 + tir.exp(B[i, j]), name="C")
+    return te.create_prim_func([A, B, C], "ew")
+
+
+@pytest.fixture(scope="module")
+def ew():
+    return tvm_compile(_elementwise(), target="llvm")
+
+
+def test_elementwise_numpy_and_tensors(ew):
+    a = np.random.rand(4, 8).astype("float32")
+    b = np.random.rand(4, 8).astype("float32")
+    c = np.zeros((4, 8), "float32")
+    ew["ew"](a, b, c)  # numpy arrays through DLPack
+    np.testing.assert_allclose(c, a * 2 + np.exp(b), rtol=1e-6)
+    ta, tb = tvm.runtime.tensor(a), tvm.runtime.tensor(b)
+    tc = tvm.runtime.empty((4, 8), "float32")
+    ew.ew(ta, tb, tc)
+    np.testing.assert_allclose(tc.numpy(), c, rtol=0)
+
+
+def test_llvm_ir_text(ew):
+    assert "define i32 @__tvm_ffi_ew(ptr %self, ptr %args, i32 %num_args, ptr %result)" in ew.llvm_ir
+    assert "fast" not in ew.llvm_ir  # no fast-math unless asked
+    assert "@llvm.exp.f32" in ew.llvm_ir
+
+
+@pytest.mark.parametrize("combiner", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+def test_reductions(combiner, dtype):
+    n, m = 5, 7
+    A = te.placeholder((n, m), dtype, "A")
+    k = te.reduce_axis((0, m), "k")
+    red = getattr(te, combiner)
+    B = te.compute((n,), lambda i: red(A[i, k], axis=k), name="B")
+    f = tvm_compile(te.create_prim_func([A, B]))
+    a = (np.random.randn(n, m) * 100).astype(dtype)
+    b = np.zeros(n, dtype)
+    f["main"](a, b)
+    ref = getattr(np, combiner)(a, axis=1).astype(dtype)
+    np.testing.assert_allclose(b, ref, rtol=1e-5)
+
+
+@pytest.mark.parametrize("n,workspace", [(8, False), (32, True)])
+def test_matmul_with_intermediate(n, workspace):
+    A = te.placeholder((n, n), "float32", "A")
+    B = te.placeholder((n, n), "float32", "B")
+    k = te.reduce_axis((0, n), "k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    D = te.compute((n, n), lambda i, j: tir.max(C[i, j], 0.0), name="D")  # C is a temporary
+    f = tvm_compile(te.create_prim_func([A, B, D]))
+    # <= 1024 bytes: a stack temporary; larger: TVMBackendAllocWorkspace.
+    assert ("TVMBackendAllocWorkspace" in f.llvm_ir) == workspace
+    a = np.random.randn(n, n).astype("float32")
+    b = np.random.randn(n, n).astype("float32")
+    d = np.zeros((n, n), "float32")
+    f["main"](a, b, d)
+    np.testing.assert_allclose(d, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-5)
+
+
+def test_symbolic_shape_and_scalar_param():
+    n = tir.Var("n", "int32")
+    alpha = tir.Var("alpha", "float32")
+    A = tir.decl_buffer((n,), "float32", "A")
+    B = tir.decl_buffer((n,), "float32", "B")
+    i = tir.Var("i", "int32")
+    body = tir.For(i, 0, n, tir.ForKind.SERIAL, tir.BufferStore(B, A[i] * alpha, [i]))
+    f = tir.PrimFunc([A, B, alpha], body).with_attr("global_symbol", "scale")
+    mod = tvm_compile(f)
+    for size in (1, 7, 33):
+        a = np.random.rand(size).astype("float32")
+        b = np.zeros(size, "float32")
+        mod["scale"](a, b, 3.0)
+        np.testing.assert_allclose(b, a * 3, rtol=1e-6)
+        mod["scale"](a, b, 2)  # an int is accepted for a float parameter
+        np.testing.assert_allclose(b, a * 2, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"argument 1 \(B\): shape\[0\] does not match"):
+        mod["scale"](np.zeros(4, "float32"), np.zeros(5, "float32"), 1.0)
+    with pytest.raises(TypeError, match=r"argument 2 \(alpha\) expects a float"):
+        mod["scale"](np.zeros(4, "float32"), np.zeros(4, "float32"), "x")
+
+
+def test_argument_errors_name_the_argument(ew):
+    a = np.zeros((4, 8), "float32")
+    fn = ew["ew"]
+    with pytest.raises(TypeError, match="ew: expected 3 arguments"):
+        fn(a, a)
+    with pytest.raises(ValueError, match=r"argument 2 \(C\): shape\[1\] is expected to be 8"):
+        fn(a, a, np.zeros((4, 7), "float32"))
+    with pytest.raises(ValueError, match=r"argument 1 \(B\): ndim is expected to be 2"):
+        fn(a, np.zeros(32, "float32"), a)
+    with pytest.raises(TypeError, match=r"argument 0 \(A\): dtype is expected to be float32"):
+        fn(np.zeros((4, 8), "float64"), a, a)
+    with pytest.raises(TypeError, match=r"argument 1 \(B\) expects a Tensor"):
+        fn(a, 3, a)
+    with pytest.raises(ValueError, match=r"argument 0 \(A\): strides are expected to be compact"):
+        fn(np.zeros((8, 8), "float32")[::2], a, a)
+
+
+def test_jit_matches_library():
+    f = _elementwise()
+    jit = tvm_compile(f, jit=True)
+    a = np.random.rand(4, 8).astype("float32")
+    b = np.random.rand(4, 8).astype("float32")
+    c = np.zeros((4, 8), "float32")
+    jit["ew"](a, b, c)
+    np.testing.assert_allclose(c, a * 2 + np.exp(b), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"argument 2 \(C\)"):
+        jit["ew"](a, b, np.zeros((4, 7), "float32"))
+
+
+def test_export_library_loads_runtime_only(ew, tmp_path):
+    path = str(tmp_path / "ew.so")
+    ew.export_library(path)
+    m = tvm.runtime.load_module(path)
+    a = np.ones((4, 8), "float32")
+    c = np.zeros((4, 8), "float32")
+    m["ew"](a, a, c)
+    np.testing.assert_allclose(c, 2 + np.exp(a), rtol=1e-6)
+    # In a process that never loads libtvm_compiler.
+    code = (
+        "import numpy as np, tvm\n"
+        "assert tvm.base.RUNTIME_ONLY\n"
+        "m = tvm.runtime.load_module(%r)\n"
+        "a = np.ones((4, 8), 'float32'); c = np.zeros((4, 8), 'float32')\n"
+        "m['ew'](a, a, c)\n"
+        "assert np.allclose(c, 2 + np.exp(a))\n"
+        "print('ok')\n" % path)
+    env = dict(os.environ, TVM_USE_RUNTIME_LIB="1", PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_target_parsing():
+    from tvm.target import Target
+
+    t = Target("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake")
+    assert t.kind == "llvm" and t.mtriple == "x86_64-linux-gnu" and t.mcpu == "skylake"
+    assert str(t) == "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake"
+    assert Target(str(t)).mcpu == "skylake"
+    with pytest.raises(ValueError):
+        Target("llvm mcpu")
+    with pytest.raises(ValueError):
+        Target("cuda")
+
+
+def test_parallel_loop_uses_backend_parallel_launch():
+    n = tir.Var("n", "int32")
+    A = tir.decl_buffer((n, 64), "float32", "A")
+    B = tir.decl_buffer((n, 64), "float32", "B")
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    s = tir.Var("s", "float32")
+    inner = tir.For(j, 0, 64, tir.ForKind.SERIAL,
+                    tir.BufferStore(B, A[i, j] * s + tir.Cast("float32", i), [i, j]))
+    f = tir.PrimFunc([A, B, s], tir.For(i, 0, n, tir.ForKind.PARALLEL, inner))
+    mod = tvm_compile(f.with_attr("global_symbol", "par"))
+    assert "@TVMBackendParallelLaunch" in mod.llvm_ir
+    assert "__tvm_parallel_lambda_par_0" in mod.llvm_ir
+    for rows in (1, 3, 100, 1000):
+        a = np.random.rand(rows, 64).astype("float32")
+        b = np.zeros_like(a)
+        mod["par"](a, b, 2.0)
+        np.testing.assert_allclose(b, a * 2 + np.arange(rows, dtype="float32")[:, None], rtol=1e-6)
+
+
+def _tensor_claiming_device(arr, device_type):
+    """A tvm_ffi Tensor over `arr`'s memory whose DLTensor says `device_type` (never read)."""
+    import ctypes
+
+    import tvm_ffi
+
+    capsule = arr.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    managed = get(capsule, b"dltensor")
+    ctypes.c_int32.from_address(managed + 8).value = device_type  # DLTensor.device.device_type
+    return tvm_ffi.from_dlpack(capsule)
+
+
+def test_wrong_device_is_a_value_error_naming_the_argument(ew):
+    a = np.zeros((4, 8), "float32")
+    keep = np.zeros((4, 8), "float32")
+    fake_cuda = _tensor_claiming_device(keep, 2)
+    with pytest.raises(ValueError, match=r"argument 1 \(B\): device_type is expected to be cpu"):
+        ew["ew"](a, fake_cuda, a)
+
+
+def test_cross_compile_object_for_aarch64():
+    llvm = pytest.importorskip("llvmlite.binding")
+    try:
+        llvm.Target.from_triple("aarch64-unknown-linux-gnu")
+    except RuntimeError:
+        pytest.skip("llvmlite has no AArch64 backend")
+    lib = tvm_compile(_elementwise(), target="llvm -mtriple=aarch64-unknown-linux-gnu -mcpu=cortex-a72")
+    assert not lib.is_host
+    obj = lib.object
+    assert obj[:4] == b"\x7fELF"
+    assert int.from_bytes(obj[18:20], "little") == 183  # e_machine: EM_AARCH64
+    with pytest.raises(RuntimeError, match="cannot run on this host"):
+        lib["ew"]

@@ -1,0 +1,207 @@
+"""tvm.tir.Schedule primitives: the transformed functions compute the same results."""
+
+import numpy as np
+import pytest
+
+from tvm import te, tir
+from tvm.driver import compile as tvm_compile
+
+
+def _matmul(n=64, m=48, k=32):
+    A = te.placeholder((n, k), "float32", "A")
+    B = te.placeholder((k, m), "float32", "B")
+    r = te.reduce_axis((0, k), "r")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")
+    return te.create_prim_func([A, B, C]), (n, m, k)
+
+
+def _check(func, shape):
+    n, m, k = shape
+    mod = tvm_compile(func)
+    a = np.random.randn(n, k).astype("float32")
+    b = np.random.randn(k, m).astype("float32")
+    c = np.zeros((n, m), "float32")
+    mod["main"](a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    return mod
+
+
+def test_get_loops():
+    f, _ = _matmul()
+    sch = tir.Schedule(f)
+    loops = sch.get_loops(sch.get_block("C"))
+    assert [str(v.name) for v in loops] == ["i", "j", "r"]
+    with pytest.raises(ValueError):
+        sch.get_block("nope")
+
+
+def test_split_reorder_parallel_vectorize_unroll():
+    f, shape = _matmul()
+    sch = tir.Schedule(f)
+    i, j, _ = sch.get_loops(sch.get_block("C"))
+    io, ii = sch.split(i, factors=[None, 8])
+    jo, ji = sch.split(j, factors=[None, 16])
+    sch.reorder(io, jo, ii, ji)
+    sch.parallel(io)
+    sch.unroll(ii)
+    text = str(sch.func)
+    assert "for i_0 in T.parallel(8):" in text
+    assert "for i_1 in T.unroll(8):" in text
+    mod = _check(sch.mod, shape)
+    assert "TVMBackendParallelLaunch" in mod.llvm_ir
+    assert "llvm.loop.unroll.full" in mod.llvm_ir
+
+
+def test_split_with_tail_and_fuse():
+    A = te.placeholder((37, 5), "float32", "A")
+    B = te.compute((37, 5), lambda i, j: A[i, j] * 3.0, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    i, j = sch.get_loops(sch.get_block("B"))
+    fused = sch.fuse(i, j)
+    outer, inner = sch.split(fused, factors=[None, 8])  # 185 = 23 * 8 + 1: a guarded tail
+    sch.vectorize(inner)
+    text = str(sch.func)
+    assert "if" in text and "T.vectorized(8)" in text
+    mod = tvm_compile(sch.mod)
+    assert "llvm.loop.vectorize.enable" in mod.llvm_ir
+    a = np.random.randn(37, 5).astype("float32")
+    b = np.zeros((37, 5), "float32")
+    mod["main"](a, b)
+    np.testing.assert_allclose(b, a * 3, rtol=1e-6)
+
+
+def test_reorder_requires_perfect_nesting():
+    f, _ = _matmul()
+    sch = tir.Schedule(f)
+    _, j, r = sch.get_loops(sch.get_block("C"))
+    with pytest.raises(ValueError, match="perfectly nested"):
+        sch.reorder(r, j)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
+def test_vectorize_emits_vector_types(dtype):
+    A = te.placeholder((16, 32), dtype, "A")
+    B = te.placeholder((16, 32), dtype, "B")
+    C = te.compute((16, 32), lambda i, j: tir.max(A[i, j] * B[i, j], A[i, j]) + B[i, j], name="C")
+    sch = tir.Schedule(te.create_prim_func([A, B, C]))
+    _, j = sch.get_loops(sch.get_block("C"))
+    _, ji = sch.split(j, factors=[None, 8])
+    sch.vectorize(ji)
+    mod = tvm_compile(sch.mod)
+    elem = {"float32": "float", "float64": "double", "int32": "i32", "int64": "i64"}[dtype]
+    assert "load <8 x %s>" % elem in mod.llvm_ir
+    assert "store <8 x %s>" % elem in mod.llvm_ir
+    a = (np.random.randn(16, 32) * 10).astype(dtype)
+    b = (np.random.randn(16, 32) * 10).astype(dtype)
+    c = np.zeros((16, 32), dtype)
+    mod["main"](a, b, c)
+    np.testing.assert_allclose(c, np.maximum(a * b, a) + b, rtol=1e-6)
+
+
+def test_vectorize_strided_access_gathers():
+    A = te.placeholder((8, 8), "float32", "A")
+    B = te.compute((8, 8), lambda i, j: A[j, i] + tir.Cast("float32", j), name="B")  # transpose
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    _, j = sch.get_loops(sch.get_block("B"))
+    sch.vectorize(j)
+    mod = tvm_compile(sch.mod)
+    assert "extractelement" in mod.llvm_ir and "store <8 x float>" in mod.llvm_ir
+    a = np.random.randn(8, 8).astype("float32")
+    b = np.zeros((8, 8), "float32")
+    mod["main"](a, b)
+    np.testing.assert_allclose(b, a.T + np.arange(8, dtype="float32")[None, :], rtol=1e-6)
+
+
+def test_fast_matmul_schedule():
+    f, shape = _matmul(128, 128, 128)
+    sch = tir.Schedule(f)
+    i, j, _ = sch.get_loops(sch.get_block("C"))
+    io, ii = sch.split(i, factors=[None, 4])
+    jo, ji = sch.split(j, factors=[None, 16])
+    sch.reorder(io, jo, ii, ji)
+    sch.parallel(io)
+    sch.vectorize(ji)
+    mod = _check(sch.mod, shape)
+    assert "<16 x float>" in mod.llvm_ir
+
+
+def test_cache_write_reverse_compute_at_matmul():
+    f, shape = _matmul(64, 64, 32)
+    sch = tir.Schedule(f)
+    block = sch.get_block("C")
+    C_local = sch.cache_write(block, 0, "local")
+    i, j, _ = sch.get_loops(block)           # still the computation
+    io, ii = sch.split(i, factors=[None, 4])
+    jo, ji = sch.split(j, factors=[None, 16])
+    sch.reorder(io, jo, ii, ji)
+    sch.reverse_compute_at(C_local, jo)
+    sch.parallel(io)
+    sch.unroll(ii)
+    sch.vectorize(ji)
+    text = str(sch.func)
+    assert "C_local = T.alloc_buffer((4, 16), \"float32\")" in text, text
+    assert "C_local[ii, ji]" in text or "C_local[i_1, j_1]" in text, text
+    mod = _check(sch.mod, shape)
+    assert "TVMBackendAllocWorkspace" not in mod.llvm_ir  # the 256-byte tile is on the stack
+
+
+def test_cache_write_without_compute_at():
+    f, shape = _matmul(8, 8, 8)
+    sch = tir.Schedule(f)
+    sch.cache_write(sch.get_block("C"), 0, "local")
+    assert len(sch.get_loops(sch.get_block("C"))) == 3
+    _check(sch.mod, shape)
+
+
+def test_compute_at_stencil_producer_shrinks_to_the_tile():
+    n = 37
+    A = te.placeholder((n + 2,), "float32", "A")
+    B = te.compute((n + 2,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((n,), lambda i: B[i] + B[i + 1] + B[i + 2], name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    (i,) = sch.get_loops(sch.get_block("C"))
+    io, _ = sch.split(i, factors=[None, 8])
+    sch.compute_at(sch.get_block("B"), io)
+    assert "B = T.alloc_buffer((10,), \"float32\")" in str(sch.func)
+    mod = tvm_compile(sch.mod)
+    a = np.random.rand(n + 2).astype("float32")
+    c = np.zeros(n, "float32")
+    mod["main"](a, c)
+    b = a * 2
+    np.testing.assert_allclose(c, b[:-2] + b[1:-1] + b[2:], rtol=1e-6)
+
+
+def test_compute_at_reduction_producer():
+    n = 32
+    A = te.placeholder((n, n), "float32", "A")
+    B = te.placeholder((n, n), "float32", "B")
+    k = te.reduce_axis((0, n), "k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    D = te.compute((n, n), lambda i, j: tir.max(C[i, j], 0.0), name="D")
+    sch = tir.Schedule(te.create_prim_func([A, B, D]))
+    i, j = sch.get_loops(sch.get_block("D"))
+    io, ii = sch.split(i, factors=[None, 4])
+    jo, ji = sch.split(j, factors=[None, 8])
+    sch.reorder(io, jo, ii, ji)
+    sch.compute_at(sch.get_block("C"), jo)
+    sch.parallel(io)
+    assert "C = T.alloc_buffer((4, 8), \"float32\")" in str(sch.func)
+    mod = tvm_compile(sch.mod)
+    assert "TVMBackendAllocWorkspace" not in mod.llvm_ir
+    a = np.random.randn(n, n).astype("float32")
+    b = np.random.randn(n, n).astype("float32")
+    d = np.zeros((n, n), "float32")
+    mod["main"](a, b, d)
+    np.testing.assert_allclose(d, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-5)
+
+
+def test_compute_at_errors():
+    A = te.placeholder((8,), "float32", "A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((8,), lambda i: B[i] * 2.0, name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    (i,) = sch.get_loops(sch.get_block("B"))
+    sch.split(i, factors=[None, 4])  # B no longer has its TE loop nest
+    (ci,) = sch.get_loops(sch.get_block("C"))
+    with pytest.raises(ValueError, match="compute_at: B must"):
+        sch.compute_at(sch.get_block("B"), ci)
