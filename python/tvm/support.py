@@ -35,6 +35,16 @@ def libinfo():
                     info[key] = value
             elif key != "library":
                 info["%s.%s" % (lib, key)] = value
+    if "tvm_compiler" in base._LOADED_LIBS:
+        # LLVM is llvmlite's: report the versions this process would really use.
+        try:
+            import llvmlite
+            from llvmlite import binding as llvm
+
+            info["LLVMLITE_VERSION"] = llvmlite.__version__
+            info["LLVM_VERSION"] = ".".join(str(v) for v in llvm.llvm_version_info)
+        except ImportError:
+            info["USE_LLVM"] = "OFF (llvmlite not installed)"
     info["LOADED_LIBS"] = ", ".join(names)
     info["RUNTIME_ONLY"] = "ON" if base.RUNTIME_ONLY else "OFF"
     return info
