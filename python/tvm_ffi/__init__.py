@@ -55,13 +55,11 @@ if not _is_config_mode():
         fr = _frame.get_frame(1)
         try:
             _any.pack_args(fr, (value,))
-            w0, w1 = fr.q[4], fr.q[5]
-            if 64 <= w0 <= 0x7FFFFFFF:
-                _cabi.ObjectIncRef(w1)
-            return _any.value_from_words(w0, w1) if w0 != _cabi.kFloat else fr.d[5]
+            if fr.q[4] == _cabi.kFloat:
+                return fr.d[5]
+            return _any.value_from_words(*_frame.take_arg(fr, 4))
         finally:
-            fr.temps.clear()
-            _frame.put_frame(fr)
+            _frame.put_frame(fr, 1)
 
     def __getattr__(name):
         # dtype literals (tvm_ffi.float32 ...) are parsed on first use, keeping import cheap.

@@ -2,7 +2,8 @@
 
 Conversion Python -> Any goes through `SETTERS`, a dict from a Python type to a setter
 `setter(frame, word_index, value)` resolved once per type. Setters that create new FFI objects
-append a Python owner of them to `frame.temps`, released right after the call.
+hand the new reference to the frame (`_frame.own_arg` / `give_object`: the call drops it in C;
+larger frames keep a Python owner in `frame.temps`, released right after the call).
 Conversion Any -> Python is `value_from_words` (owned values) keyed on the type index.
 """
 
@@ -10,10 +11,13 @@ import ctypes
 import struct
 
 from . import _cabi as C
+from . import _frame
 from ._frame import (
     bytes_address,
     decode_text,
     get_frame,
+    give_object,
+    own_arg,
     put_frame,
     raise_last_error,
     read_byte_array,
@@ -121,7 +125,7 @@ def _byte_array_call(fr, j, data, maker):
         raise_last_error()
     tindex = fr.q[j]
     if C.kObject <= tindex <= 0x7FFFFFFF:
-        fr.temps.append(owner_of(fr.q[j + 1], tindex))
+        own_arg(fr, j, fr.q[j + 1], tindex)
 
 
 def set_opaque_ptr(fr, j, value):
@@ -132,19 +136,13 @@ def set_opaque_ptr(fr, j, value):
 def set_sequence(fr, j, value):
     from .container import Array  # deferred: container imports this module
 
-    arr = Array(value)
-    fr.temps.append(arr)
-    fr.q[j] = arr._ti
-    fr.q[j + 1] = arr._h
+    give_object(fr, j, Array(value), True)
 
 
 def set_mapping(fr, j, value):
     from .container import Map
 
-    obj = Map(value)
-    fr.temps.append(obj)
-    fr.q[j] = obj._ti
-    fr.q[j + 1] = obj._h
+    give_object(fr, j, Map(value), True)
 
 
 def set_object(fr, j, value):
@@ -160,9 +158,7 @@ def set_callable(fr, j, value):
     from .function import convert_to_function
 
     f = convert_to_function(value)
-    fr.temps.append(f)
-    fr.q[j] = C.kFunction
-    fr.q[j + 1] = f._h
+    give_object(fr, j, f, f is not value)
 
 
 # Opaque Python objects: the FFI object holds one strong Python reference, dropped by a
@@ -179,19 +175,17 @@ def set_opaque_pyobject(fr, j, value):
     if isinstance(value, BaseException):
         from .error import convert_to_ffi_error  # deferred: error imports this module
 
-        err = convert_to_ffi_error(value)
-        fr.temps.append(err)
-        fr.q[j] = C.kError
-        fr.q[j + 1] = err._h
+        err = convert_to_ffi_error(value)  # may be the exception's own Error: not fresh
+        give_object(fr, j, err, err is not getattr(value, "__tvm_ffi_error__", None))
         return
     out = ctypes.c_void_p()
     C.Py_IncRef(value)
     if C.ObjectCreateOpaque(id(value), C.kOpaquePyObject, _OPAQUE_DELETER_ADDR, ctypes.byref(out)):
         C.Py_DecRef(id(value))
         raise_last_error()
-    fr.temps.append(owner_of(out.value, C.kOpaquePyObject))
     fr.q[j] = C.kOpaquePyObject
     fr.q[j + 1] = out.value
+    own_arg(fr, j, out.value, C.kOpaquePyObject)
 
 
 SETTERS.update({
@@ -286,6 +280,9 @@ def wrap_handle(h, tindex, borrowed=False):
 def owner_of(h, tindex):
     """A bare Object wrapper owning one reference of `h` (for temporaries)."""
     return MAKE_OBJECT[0](h, tindex, bare=True)
+
+
+_frame.OWNER_OF[0] = owner_of
 
 
 def read_str_object(h):

@@ -1,10 +1,11 @@
-"""ctypes mirror of the C ABI in ffi/include/tvm/ffi/c_api.h (layouts, constants, entry points).
+"""ctypes mirror of the C ABI in ffi/include/tvm/ffi/c_api.h (layouts, constants, entry points),
+and of the library's internal call helpers for this package (call_helpers.cc).
 
-Entry points on the hot path (TVMFFIFunctionCall and a few helpers) are deliberately left
+Entry points on the hot path (the call helpers, TVMFFIFunctionCall) are deliberately left
 without `argtypes`: ctypes then converts arguments natively instead of through from_param,
 which is about twice as fast. Such functions are always called with ctypes objects (c_void_p,
-arrays) or small ints, never with raw Python ints holding addresses (ctypes would pass a
-32-bit C int). Cold-path functions get full signatures for safety.
+arrays, byref) or small ints, never with raw Python ints holding addresses (ctypes would pass
+a 32-bit C int). Cold-path functions get full signatures for safety.
 """
 
 import ctypes
@@ -174,9 +175,103 @@ assert ctypes.sizeof(DLManagedTensor) == 64 and ctypes.sizeof(DLManagedTensorVer
 # Offsets inside objects (relative to the handle).
 OBJ_CELL = 24  # first byte after the TVMFFIObject header
 
+# ---- call helpers (ffi/src/python_support/call_helpers.cc) ------------------------------------
+# Internal helpers of libtvm_ffi for this package; their addresses come from the global
+# `ffi.PythonCallHelpers` (an OpaquePtr to this table). See _frame.py for how they are used.
+CALL_HELPERS_VERSION = 1
+FRAME_ARGS = 16  # arguments per call frame (kMaxArgs)
+# int64 word offsets in a CallFrame: [0, 1] result, [2, 3] scratch, [4, 36) arguments, then:
+W_FUNC = 4 + 2 * FRAME_ARGS  # the Function handle to call
+W_NARGS = W_FUNC + 1  # number of arguments; every call resets it to 0
+W_OWNED = W_FUNC + 2  # bit i: argument i is a reference the frame owns and the call drops
+FRAME_WORDS = W_FUNC + 4
+# Idle frames (pooled, and after every call) have every argument's type word = kInt, so an
+# Int argument is written as its payload alone.
+# int64 word offsets in a CallbackFrame: [0, 1] result, 2 key, 3 number of arguments, [4, 36)
+# arguments (copied views).
+CB_FRAME_WORDS = 4 + 2 * FRAME_ARGS
+
+
+class PythonCallHelperTable(Structure):
+    _fields_ = [
+        ("version", c_int64),
+        ("max_args", c_int64),
+        ("num_call_frames", c_int64),
+        ("call_frames", c_void_p),
+        ("call_slots", POINTER(c_void_p)),
+        ("call_frame_at", c_void_p),
+        ("reset_frame", c_void_p),
+        ("import_capsule", c_void_p),
+        ("num_callback_frames", c_int64),
+        ("callback_frames", c_void_p),
+        ("callback_safe_call", c_void_p),
+        ("set_python_callbacks", c_void_p),
+    ]
+
+
+class PythonCallbacks(Structure):
+    _fields_ = [(name, c_void_p) for name in
+                ("generic", "frame", "args0", "ints1", "ints2", "ints3")]
+
+
+class NoArgTypesFunc(ctypes._CFuncPtr):
+    """`int f(...)` at an address, called without argtypes (no per-call conversion objects:
+    ctypes passes ints as C ints and ctypes instances/byref by address). Releases the GIL."""
+
+    _flags_ = ctypes._FUNCFLAG_CDECL
+    _restype_ = c_int
+
+
+class NoArgTypesFuncKeepGIL(ctypes._CFuncPtr):
+    """Same, keeping the GIL (for helpers that never block, or that touch Python objects)."""
+
+    _flags_ = ctypes._FUNCFLAG_CDECL | ctypes._FUNCFLAG_PYTHONAPI
+    _restype_ = c_int
+
+
+def _load_call_helpers():
+    """Claims the helper table: a raw ctypes call of the global (the call path needs it)."""
+    name = b"ffi.PythonCallHelpers"
+    func, words = c_void_p(), (c_int64 * 4)()
+    ba = TVMFFIByteArray(ctypes.cast(c_char_p(name), c_void_p).value, len(name))
+    if PYLIB.TVMFFIFunctionGetGlobal(ctypes.byref(ba), ctypes.byref(func)) != 0 or not func:
+        raise ImportError("tvm_ffi: libtvm_ffi lacks ffi.PythonCallHelpers (an older build?)")
+    try:
+        rc = PYLIB.TVMFFIFunctionCall(func, words, 0, ctypes.byref(words, 16))
+    finally:
+        PYLIB.TVMFFIObjectDecRef(func)
+    if rc != 0 or words[2] != kOpaquePtr or not words[3]:
+        raise ImportError("tvm_ffi: ffi.PythonCallHelpers failed")
+    table = PythonCallHelperTable.from_address(words[3])
+    if table.version != CALL_HELPERS_VERSION or table.max_args != FRAME_ARGS:
+        raise ImportError("tvm_ffi: libtvm_ffi's call helpers have layout version %d, this "
+                          "package expects %d" % (table.version, CALL_HELPERS_VERSION))
+    return table
+
+
+CALL_HELPERS = _load_call_helpers()
+# Calls any CallFrame (by pointer): CallFrameAt(frame).
+CallFrameAt = NoArgTypesFunc(CALL_HELPERS.call_frame_at)
+CallFrameAtKeepGIL = NoArgTypesFuncKeepGIL(CALL_HELPERS.call_frame_at)
+# Restores a frame's idle state after a failure: ResetFrame(frame).
+ResetFrame = NoArgTypesFuncKeepGIL(CALL_HELPERS.reset_frame)
+# DLPack capsule -> Tensor: ImportCapsule(frame), parameters in the frame's scratch words.
+ImportCapsule = NoArgTypesFuncKeepGIL(CALL_HELPERS.import_capsule)
+
+# C -> Python callback prototypes of PyCallbackSafeCall (call_helpers.cc): the callback frame
+# index first, then the Function's `self` (the address of a Python object: ctypes passes the
+# object itself), then Int arguments by value.
+_pyobj = ctypes.py_object
+CB_FRAME = CFUNCTYPE(c_int, c_int32)
+CB_ARGS0 = CFUNCTYPE(c_int, c_int32, _pyobj)
+CB_INTS1 = CFUNCTYPE(c_int, c_int32, _pyobj, c_int64)
+CB_INTS2 = CFUNCTYPE(c_int, c_int32, _pyobj, c_int64, c_int64)
+CB_INTS3 = CFUNCTYPE(c_int, c_int32, _pyobj, c_int64, c_int64, c_int64)
+
 # ---- callback prototypes ---------------------------------------------------------------------
-# `self` arrives as an int; args and result as int64 pointers, which cost a little to build
-# but make reading and writing words cheap (measured: cheaper overall than from_address).
+# The safe_call itself (the trampoline's fallback): `self` arrives as an int; args and result
+# as int64 pointers, which cost a little to build but make reading and writing words cheap
+# (measured: cheaper overall than from_address).
 SAFE_CALL = CFUNCTYPE(c_int, c_void_p, POINTER(c_int64), c_int32, POINTER(c_int64))
 FUNC_DELETER = CFUNCTYPE(None, c_void_p)
 FIELD_GETTER = CFUNCTYPE(c_int, c_void_p, c_void_p)

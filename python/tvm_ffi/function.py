@@ -1,16 +1,22 @@
 """Function: calling FFI functions from Python, and Python callables as FFI functions.
 
-The call path (`Function.__call__`) is written for speed: a pooled frame, inline conversion of
-the commonest argument kinds, one ctypes call to TVMFFIFunctionCall made without `argtypes`,
-and inline conversion of the commonest results. Everything else goes through `_any`.
+The call path (`Function.__call__`) is written for speed: a pooled frame (see _frame.py),
+inline conversion of the commonest argument kinds, one ctypes call of the frame's own
+zero-argument C entry point (call_helpers.cc), which calls the function and drops the
+frame's owned temporaries, and inline conversion of the commonest results. Everything else
+goes through `_any`.
 
-Python callables become Functions through TVMFFIFunctionCreate with one shared ctypes callback
-(`_trampoline`); the `self` pointer it receives is a key into `_CALLBACKS`. ctypes callbacks
-take the GIL themselves, so C may call them from any thread.
+Python callables become Functions through TVMFFIFunctionCreate with the library's callback
+trampoline (PyCallbackSafeCall in call_helpers.cc) and `self` = a key into `_CALLBACKS`. The
+trampoline calls one of the ctypes callbacks below with a callback frame index, the callable's
+cell and plain ints: `_cb_args0` (no arguments), `_cb_ints1..3` (one to three Ints, by value)
+or `_cb_frame` (anything else, the argument views copied into the callback frame); results go
+to that callback frame. When no callback frame is free it falls back to `_py_safe_call`, the
+four-argument safe_call.
+ctypes callbacks take the GIL themselves, so C may call them from any thread.
 """
 
 import ctypes
-import itertools
 
 from . import _any, _frame
 from . import _cabi as C
@@ -31,120 +37,162 @@ _SMALL_STR_GET = _any.SMALL_STR_WORDS.get
 _set_object = _any.set_object
 _set_bigint = _any.set_bigint
 _set_str = _any.set_str
-_CALL_GIL_RELEASED = C.FunctionCall
-_CALL_GIL_KEPT = C.FunctionCallNoGIL
+_pack_args = _any.pack_args
 _CAP = _frame.DEFAULT_FRAME_ARGS
 _c_void_p = ctypes.c_void_p
+# __call__ writes these frame words as literals (36, 37): a constant is cheaper than a global.
+assert (_frame.W_FUNC, _frame.W_NARGS) == (36, 37)
 
 
-@register_object("ffi.Function")
-class Function(Object):
-    """An FFI function. Call it with positional arguments."""
-
-    __slots__ = ("_c", "_fcall")
-
-    def __init__(self, func):
-        """Wraps a Python callable (same as passing it where a Function is expected)."""
-        other = convert_to_function(func)
-        self.__move_handle_from__(other)
-
-    def __move_handle_from__(self, other):
-        Object.__move_handle_from__(self, other)
-        self._c = _c_void_p(self._h)
-        self._fcall = _CALL_GIL_RELEASED
-
-    @property
-    def release_gil(self):
-        """Whether the GIL is released during calls (default True: C may block or call back
-        into Python from other threads)."""
-        return self._fcall is _CALL_GIL_RELEASED
-
-    @release_gil.setter
-    def release_gil(self, value):
-        self._fcall = _CALL_GIL_RELEASED if value else _CALL_GIL_KEPT
+def _make_call(keep_gil):
+    """Function.__call__, keeping the GIL during the C call or not (`keep_gil` is a constant
+    of the closure: reading a flag from `self` would cost an attribute lookup per call, and
+    Object's __getattr__ makes those slow)."""
 
     def __call__(self, *args):
-        # Hot path; see the module docstring. Frames in the pool keep their result slot at
-        # None, so it is only reset after a non-None result.
+        # Hot path; see the module docstring, and _frame.py for the frames' idle state.
         try:
             fr = _POOL.pop()
         except IndexError:
-            fr = _Frame(_CAP)
+            fr = _Frame()
         q = fr.q
-        slow = False  # whether a setter may have left temporaries in fr.temps
+        q[36] = self._h  # W_FUNC
         if args:
-            j = 4
+            n = len(args)
+            if n > _CAP:
+                _POOL.append(fr)
+                return _call_large(self, args, keep_gil)
             try:
-                for a in args:
+                if n == 1:  # the loop's body below, unrolled: the commonest call
+                    a = args[0]
                     t = type(a)
                     if t is int:
-                        q[j] = 1
                         try:
-                            q[j + 1] = a
+                            q[5] = a  # the type word is already Int (idle state)
                         except ValueError:  # beyond int64: a BigInt object
-                            slow = True
-                            _set_bigint(fr, j, a)
-                    elif t is float:
-                        q[j] = 3
-                        fr.d[j + 1] = a
+                            _set_bigint(fr, 4, a)
                     elif t is str:
                         words = _SMALL_STR_GET(a)
                         if words is None:
-                            slow = True
-                            _set_str(fr, j, a)
+                            _set_str(fr, 4, a)
                         else:
-                            q[j], q[j + 1] = words
+                            q[4], q[5] = words
+                    elif t is float:
+                        q[4] = 3
+                        fr.d[5] = a
                     else:
                         setter = _SETTERS.get(t) or _setter_for(t)
                         if setter is _set_object:
                             h = a._h
                             if not h:
                                 raise ValueError("cannot pass a released %s" % t.__name__)
-                            q[j] = a._ti
-                            q[j + 1] = h
+                            q[4] = a._ti
+                            q[5] = h
+                        else:  # temporaries made here are owned (and dropped) by the frame
+                            setter(fr, 4, a)
+                # Two or three Ints, unrolled (Ints beyond int64 make a store raise).
+                elif n == 2 and type(args[0]) is int and type(args[1]) is int:
+                    try:
+                        q[5], q[7] = args
+                    except ValueError:
+                        _pack_args(fr, args)
+                elif n == 3 and type(args[0]) is int and type(args[1]) is int and \
+                        type(args[2]) is int:
+                    try:
+                        q[5], q[7], q[9] = args
+                    except ValueError:
+                        _pack_args(fr, args)
+                else:
+                    j = 5  # the payload word of argument 0
+                    for a in args:
+                        t = type(a)
+                        if t is int:
+                            try:
+                                q[j] = a  # the type word is already Int (idle state)
+                            except ValueError:  # beyond int64: a BigInt object
+                                _set_bigint(fr, j - 1, a)
+                        elif t is str:
+                            words = _SMALL_STR_GET(a)
+                            if words is None:
+                                _set_str(fr, j - 1, a)
+                            else:
+                                q[j - 1], q[j] = words
+                        elif t is float:
+                            q[j - 1] = 3
+                            fr.d[j] = a
                         else:
-                            slow = True
-                            setter(fr, j, a)
-                    j += 2
-            except IndexError:
-                if j - 4 < 2 * _CAP:
-                    _release_frame(fr)
-                    raise
-                _release_frame(fr)
-                return _call_large(self, args)
+                            setter = _SETTERS.get(t) or _setter_for(t)
+                            if setter is _set_object:
+                                h = a._h
+                                if not h:
+                                    raise ValueError("cannot pass a released %s" % t.__name__)
+                                q[j - 1] = a._ti
+                                q[j] = h
+                            else:  # temporaries made here are owned (dropped) by the frame
+                                setter(fr, j - 1, a)
+                        j += 2
             except BaseException:
-                _release_frame(fr)
+                _frame.reset_frame(fr)
                 raise
-            rc = self._fcall(self._c, fr.args, len(args), fr.res)
+            q[37] = n  # W_NARGS
+        # The call restores the idle state, drops the references the frame owns, and returns
+        # the result's type index (-1: failed).
+        if keep_gil:
+            rc = fr.call_keep_gil()
         else:
-            rc = self._fcall(self._c, fr.args, 0, fr.res)
-        if slow:
-            fr.temps.clear()
-        if rc:
-            _release_frame(fr)
-            raise error_from_raised()
-        w0 = q[0]
-        if w0 == 0:
+            rc = fr.call()
+        if rc == 0:  # None
             _POOL.append(fr)
             return None
-        w1 = q[1]
-        if w0 == 1:
-            q[0] = q[1] = 0
+        if rc == 1:  # Int
+            w1 = q[1]
             _POOL.append(fr)
             return w1
-        if w0 == 3:
+        if rc == 3:  # Float
             w1 = fr.d[1]
-            q[0] = q[1] = 0
             _POOL.append(fr)
             return w1
-        q[0] = q[1] = 0
+        if rc < 0:
+            _frame.put_frame(fr)
+            raise error_from_raised()
+        w0 = q[0]
+        w1 = q[1]
         _POOL.append(fr)
-        if 64 <= w0 <= 0x7FFFFFFF:  # objects (small strings carry a length above bit 32)
-            maker = _OBJECT_MAKERS.get(w0)
+        if rc >= 64:  # objects
+            maker = _OBJECT_MAKERS.get(rc)
             if maker is None:
-                return _MAKE_OBJECT[0](w1, w0)
-            return maker(w1, w0)
-        return _value_from_words(w0, w1)
+                return _MAKE_OBJECT[0](w1, rc)
+            return maker(w1, rc)
+        return _value_from_words(w0, w1)  # (small strings carry a length above bit 32)
+
+    return __call__
+
+
+@register_object("ffi.Function")
+class Function(Object):
+    """An FFI function. Call it with positional arguments."""
+
+    __slots__ = ()
+
+    def __init__(self, func):
+        """Wraps a Python callable (same as passing it where a Function is expected)."""
+        other = convert_to_function(func)
+        self.__move_handle_from__(other)
+
+    @property
+    def release_gil(self):
+        """Whether the GIL is released during calls (default True: C may block or call back
+        into Python from other threads)."""
+        return not isinstance(self, _FunctionKeepGIL)
+
+    @release_gil.setter
+    def release_gil(self, value):
+        # The choice is the class (each has its own __call__), so calls need not read a flag.
+        if type(self) not in (Function, _FunctionKeepGIL):
+            raise TypeError("release_gil can only be changed on plain Functions")
+        self.__class__ = Function if value else _FunctionKeepGIL
+
+    __call__ = _make_call(False)
 
     @staticmethod
     def __from_extern_c__(c_symbol, *, keep_alive_object=None):
@@ -165,21 +213,25 @@ class Function(Object):
         return _make_function(out.value, C.kFunction)
 
 
-def _release_frame(fr):
-    """Returns a frame to the pool after a failed call (temporaries dropped, result reset)."""
-    fr.temps.clear()
-    fr.q[0] = fr.q[1] = 0
-    _POOL.append(fr)
+class _FunctionKeepGIL(Function):
+    """A Function whose calls keep the GIL (`release_gil = False`)."""
+
+    __slots__ = ()
+    __call__ = _make_call(True)
 
 
-def _call_large(func, args):
-    """Calls with more arguments than a pooled frame holds (rare)."""
+_FunctionKeepGIL.__name__ = _FunctionKeepGIL.__qualname__ = "Function"
+
+
+def _call_large(func, args, keep_gil):
+    """Calls with more arguments than a pooled frame holds (rare): TVMFFIFunctionCall."""
     fr = _frame.Frame(len(args))
     try:
         _any.pack_args(fr, args)
         fr.q[0] = 0
         fr.q[1] = 0
-        if func._fcall(func._c, fr.args, len(args), fr.res):
+        call = C.FunctionCallNoGIL if keep_gil else C.FunctionCall
+        if call(_c_void_p(func._h), fr.args, len(args), fr.res):
             _raise_last_error()
         return _any.result_value(fr)
     finally:
@@ -192,31 +244,159 @@ def _make_function(h, tindex, bare=False, borrowed=False):
     f = object.__new__(Function)
     f._h = h
     f._ti = tindex
-    f._c = _c_void_p(h)
-    f._fcall = _CALL_GIL_RELEASED
     return f
 
 
 _OBJECT_MAKERS[C.kFunction] = _make_function
-_SETTERS[Function] = _any.set_object
+_SETTERS[Function] = _SETTERS[_FunctionKeepGIL] = _any.set_object
 
 
 # ---------------------------------------------------------------------------------------------
 # Python callables as Functions
 # ---------------------------------------------------------------------------------------------
-_CALLBACKS = {}  # key -> Python object (callable, or a keep-alive object)
-_KEYS = itertools.count(1)
+# Python objects that Functions refer to: the callables of Python-backed Functions, and
+# keep-alive objects (__from_extern_c__). Each is held in a fresh 1-tuple "cell"; the C side's
+# `self` is the cell's address, the key here (unique: the cell lives as long as its entry), and
+# the trampoline hands the cell itself back to the callbacks below (a ctypes py_object
+# argument), which saves them a dict lookup per call. The Function's deleter drops the entry.
+_CALLBACKS = {}  # key (id of the cell) -> cell
 
 
 def _keep(obj):
-    key = next(_KEYS)
-    _CALLBACKS[key] = obj
+    cell = (obj,)
+    key = id(cell)
+    _CALLBACKS[key] = cell
     return key
 
 
 _DBL = _any._DBL
 _I64 = _any._I64
 _value_from_view = _any.value_from_view
+
+
+def _owned_words(rv):
+    """`rv` as the two words of an owned Any (through a pooled frame and the setters)."""
+    fr = _frame.get_frame(1)
+    try:
+        (_SETTERS.get(type(rv)) or _setter_for(type(rv)))(fr, 4, rv)
+        return _frame.take_arg(fr, 4)
+    finally:
+        _frame.put_frame(fr, 1)
+
+
+# ---- the trampoline's callbacks (see call_helpers.cc, PyCallbackSafeCall) -------------------
+# Each returns 0, or -1 with the error raised. A result other than None is written to the
+# callback frame, payload first (C takes a tagged result as a whole one); Ints inline.
+_CB_Q = []  # int64 views of the callback frames, by index
+_CB_D = []  # double views
+for _i in range(C.CALL_HELPERS.num_callback_frames):
+    _mem = (ctypes.c_int64 * C.CB_FRAME_WORDS).from_address(
+        C.CALL_HELPERS.callback_frames + 8 * C.CB_FRAME_WORDS * _i)
+    _CB_Q.append(memoryview(_mem).cast("B").cast("q"))
+    _CB_D.append(memoryview(_mem).cast("B").cast("d"))
+
+
+def _cb_result(slot, rv):
+    """Writes a result other than None or an int64 Int to callback frame `slot`."""
+    w0, w1 = _owned_words(rv)
+    q = _CB_Q[slot]
+    q[1] = w1
+    q[0] = w0
+
+
+def _cb_args0(slot, cell):
+    try:
+        rv = cell[0]()
+        if rv is None:
+            return 0
+        if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
+            q = _CB_Q[slot]
+            q[1] = rv
+            q[0] = 1
+            return 0
+        _cb_result(slot, rv)
+        return 0
+    except BaseException as exc:  # noqa: BLE001 - everything must be reported to C
+        set_raised_from_exception(exc)
+        return -1
+
+
+def _cb_ints1(slot, cell, a):
+    try:
+        rv = cell[0](a)
+        if rv is None:
+            return 0
+        if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
+            q = _CB_Q[slot]
+            q[1] = rv
+            q[0] = 1
+            return 0
+        _cb_result(slot, rv)
+        return 0
+    except BaseException as exc:  # noqa: BLE001
+        set_raised_from_exception(exc)
+        return -1
+
+
+def _cb_ints2(slot, cell, a, b):
+    try:
+        rv = cell[0](a, b)
+        if rv is None:
+            return 0
+        if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
+            q = _CB_Q[slot]
+            q[1] = rv
+            q[0] = 1
+            return 0
+        _cb_result(slot, rv)
+        return 0
+    except BaseException as exc:  # noqa: BLE001
+        set_raised_from_exception(exc)
+        return -1
+
+
+def _cb_ints3(slot, cell, a, b, c):
+    try:
+        rv = cell[0](a, b, c)
+        if rv is None:
+            return 0
+        if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
+            q = _CB_Q[slot]
+            q[1] = rv
+            q[0] = 1
+            return 0
+        _cb_result(slot, rv)
+        return 0
+    except BaseException as exc:  # noqa: BLE001
+        set_raised_from_exception(exc)
+        return -1
+
+
+def _cb_frame(slot):
+    try:
+        q = _CB_Q[slot]
+        func = _CALLBACKS[q[2]][0]
+        vals = []
+        for j in range(4, 4 + 2 * q[3], 2):
+            w0 = q[j]
+            if w0 == 1:
+                vals.append(q[j + 1])
+            elif w0 == 3:
+                vals.append(_CB_D[slot][j + 1])
+            else:
+                vals.append(_value_from_view(w0, q[j + 1]))
+        rv = func(*vals)
+        if rv is None:
+            return 0
+        if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
+            q[1] = rv
+            q[0] = 1
+            return 0
+        _cb_result(slot, rv)
+        return 0
+    except BaseException as exc:  # noqa: BLE001
+        set_raised_from_exception(exc)
+        return -1
 
 
 _ALL_INTS = [[1] * n for n in range(16)]  # type tags of all-int argument lists
@@ -229,13 +409,14 @@ def _arg_from_view(w0, w1):
 
 
 def _py_safe_call(key, args, nargs, result):
-    """The safe_call of every Python-backed Function: converts, calls, converts back.
+    """The four-argument safe_call: the trampoline's fallback (no callback frame free, or
+    more arguments than one holds), and the safe_call itself without the trampoline.
 
     `args` and `result` arrive as ctypes int64 pointers (see _cabi.SAFE_CALL): indexing them
     is the cheapest way to move words from Python.
     """
     try:
-        func = _CALLBACKS[key]
+        func = _CALLBACKS[key][0]
         if nargs == 0:
             rv = func()
         else:
@@ -253,34 +434,21 @@ def _py_safe_call(key, args, nargs, result):
             result[0] = 1
             result[1] = rv
             return 0
-        _write_result(rv, result)
+        result[0], result[1] = _owned_words(rv)
         return 0
     except BaseException as exc:  # noqa: BLE001 - everything must be reported to C
         set_raised_from_exception(exc)
         return -1
 
 
-def _write_result(rv, result):
-    """Stores `rv` as an owned Any through the int64 pointer `result`."""
-    try:
-        fr = _POOL.pop()
-    except IndexError:
-        fr = _Frame(_CAP)
-    try:
-        (_SETTERS.get(type(rv)) or _setter_for(type(rv)))(fr, 4, rv)
-        w0 = fr.q[4]
-        w1 = fr.q[5]
-        if 64 <= w0 <= 0x7FFFFFFF:
-            C.ObjectIncRef(w1)  # the result owns a reference; temps drop theirs below
-        result[0] = w0
-        result[1] = w1
-    finally:
-        if fr.temps:
-            fr.temps.clear()
-        _POOL.append(fr)
+def _addr(cfunc):
+    return ctypes.cast(cfunc, ctypes.c_void_p).value
 
 
+# The ctypes callbacks live as long as the module (C keeps their addresses).
 _trampoline = C.SAFE_CALL(_py_safe_call)
+_CB_KEEP = (C.CB_FRAME(_cb_frame), C.CB_ARGS0(_cb_args0), C.CB_INTS1(_cb_ints1),
+            C.CB_INTS2(_cb_ints2), C.CB_INTS3(_cb_ints3))
 
 
 @C.FUNC_DELETER
@@ -288,8 +456,15 @@ def _deleter(key):
     _CALLBACKS.pop(key, None)
 
 
-_TRAMPOLINE_ADDR = ctypes.cast(_trampoline, ctypes.c_void_p).value
-_DELETER_ADDR = ctypes.cast(_deleter, ctypes.c_void_p).value
+_DELETER_ADDR = _addr(_deleter)
+if C.CALL_HELPERS.callback_safe_call:
+    # This copy of the package owns the library's trampoline: hand it the callbacks.
+    ctypes.CFUNCTYPE(None, ctypes.POINTER(C.PythonCallbacks))(
+        C.CALL_HELPERS.set_python_callbacks)(
+        ctypes.byref(C.PythonCallbacks(_addr(_trampoline), *map(_addr, _CB_KEEP))))
+    _SAFE_CALL_ADDR = C.CALL_HELPERS.callback_safe_call
+else:  # another copy of the package claimed it: use the four-argument safe_call directly
+    _SAFE_CALL_ADDR = _addr(_trampoline)
 
 
 def convert_to_function(pyfunc):
@@ -300,7 +475,7 @@ def convert_to_function(pyfunc):
         raise TypeError("expected a callable, got %s" % type(pyfunc).__name__)
     key = _keep(pyfunc)
     out = ctypes.c_void_p()
-    if C.FunctionCreate(key, _TRAMPOLINE_ADDR, _DELETER_ADDR, ctypes.byref(out)) != 0:
+    if C.FunctionCreate(key, _SAFE_CALL_ADDR, _DELETER_ADDR, ctypes.byref(out)) != 0:
         _CALLBACKS.pop(key, None)
         _raise_last_error()
     return _make_function(out.value, C.kFunction)

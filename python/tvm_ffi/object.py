@@ -262,8 +262,7 @@ def write_field(obj, field, value):
         if C.FIELD_SETTER(field.setter)(obj._h + field.offset, fr.args_addr) != 0:
             _frame.raise_last_error()
     finally:
-        fr.temps.clear()
-        _frame.put_frame(fr)
+        _frame.put_frame(fr, 1)
 
 
 def _field_property(field):

@@ -179,6 +179,23 @@ def _is_capsule(obj):
 
 
 def _tensor_from_capsule(capsule, require_alignment=0, require_contiguous=False):
+    if (_capsule.FAST and type(capsule) is _capsule.TYPE
+            and not (require_alignment or require_contiguous)):
+        # One C call reads the capsule, imports and renames it (ImportCapsule).
+        fr = _frame.get_frame(0)
+        try:
+            q = fr.q
+            q[2] = id(capsule) + _capsule.HEADER
+            q[3] = -1  # the handle comes back in scratch word 0
+            if C.ImportCapsule(fr.ref):
+                _frame.raise_last_error()  # ownership stays with the capsule
+            handle = q[2]
+        finally:
+            _frame.put_frame(fr)
+        t = object.__new__(Tensor)
+        t._h = handle
+        t._ti = C.kTensor
+        return t
     managed, name, words = _capsule.parts(capsule)
     if name == _LEGACY:
         importer, used = C.TensorFromDLPackRaw, _USED_LEGACY
@@ -229,10 +246,17 @@ def set_dlpack_arg(fr, j, value):
         capsule = value.__dlpack__()  # legacy first, as in from_dlpack
     except TypeError:
         capsule = value.__dlpack__(max_version=__dlpack_version__)
-    t = _tensor_from_capsule(capsule)
-    fr.temps.append(t)
-    fr.q[j] = C.kTensor
-    fr.q[j + 1] = t._h
+    if (_capsule.FAST and type(capsule) is _capsule.TYPE
+            and fr.cap == _frame.DEFAULT_FRAME_ARGS):
+        # One C call imports the capsule into argument j, owned by the frame: the call drops
+        # it, so no Tensor wrapper is needed (ImportCapsule).
+        q = fr.q
+        q[2] = id(capsule) + _capsule.HEADER
+        q[3] = (j - 4) >> 1
+        if C.ImportCapsule(fr.ref):
+            _frame.raise_last_error()  # ownership stays with the capsule
+        return
+    _frame.give_object(fr, j, _tensor_from_capsule(capsule), True)
 
 
 def _make_tensor(h, tindex, bare=False, borrowed=False):

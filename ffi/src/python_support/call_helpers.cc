@@ -1,0 +1,328 @@
+/*
+ * Call helpers for the ctypes Python package (python/tvm_ffi). Internal: none of these symbols
+ * is exported (the library's exported set stays the C ABI); Python learns their addresses from
+ * the global function `ffi.PythonCallHelpers`, which returns an OpaquePtr to a
+ * PythonCallHelperTable.
+ *
+ * Why they exist: a ctypes call costs tens of nanoseconds for every argument it converts, so a
+ * ctypes binding spends most of a call on the four arguments of TVMFFIFunctionCall, and most of
+ * a C -> Python callback on the four arguments of the safe_call signature. These helpers take
+ * that work into C:
+ *
+ *  - Call frames. A CallFrame holds {result, scratch, args[16], func, num_args, owned}. The
+ *    kNumCallFrames static frames each have their own zero-argument entry point (a template
+ *    instance bound to the frame), so a Python call is "fill frame i, call slot i()", a ctypes
+ *    call that converts nothing. Frames that Python allocates itself (when the static ones are
+ *    all in use: nested calls, many threads) go through CallFrameAt(frame), one pointer.
+ *    Every call restores the frame's idle state: num_args 0 and every argument's type word
+ *    Int, so a call writes neither for zero arguments nor the type of an Int argument (each
+ *    memoryview store costs Python tens of nanoseconds).
+ *  - Owned temporaries. Bit i of `owned` means args[i] holds a reference that the frame owns (a
+ *    tensor imported from DLPack, a String made for a long str); the call drops it afterwards,
+ *    which saves Python a wrapper object and a DecRef call per temporary.
+ *  - Callbacks. Python callables become Functions whose safe_call is PyCallbackSafeCall, with
+ *    `self` = the Python side's key (the address of a Python object holding the callable). It
+ *    calls Python with a callback frame index, the key and, in the common cases (no arguments,
+ *    or one to three Ints), the arguments by value; otherwise with copies of the argument
+ *    views in the callback frame. The result comes back in the frame. Callback frames come
+ *    from a lock-free pool; when it is empty, or a call has more arguments than a frame holds,
+ *    the original four-argument Python callback runs instead.
+ *  - DLPack. ImportCapsule reads a PyCapsule (whose layout the Python side verified), imports
+ *    its managed tensor and renames the capsule "used_...", in one call instead of four.
+ *
+ * The static frames and the callback hooks are process-wide state, so only the first caller of
+ * ffi.PythonCallHelpers gets them; a second copy of the Python package in the same process gets
+ * a table without them and runs on the stateless helpers (and its own fallbacks).
+ */
+#include <tvm/ffi/c_api.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "../support/internal.h"
+
+namespace tvm {
+namespace ffi {
+namespace {
+
+/*! \brief Layout version of PythonCallHelperTable and the frames; the Python side checks it. */
+constexpr int64_t kTableVersion = 1;
+constexpr int kMaxArgs = 16;
+constexpr int kNumCallFrames = 64;
+constexpr int kNumCallbackFrames = 64;  // one bit each in g_free_callback_frames
+
+/*! \brief Arguments, result and call target of one Python -> C call (int64 word offsets in
+ *  comments, as the Python side indexes them). */
+struct CallFrame {
+  TVMFFIAny result;          // 0-1: set to None by the call, then an owned value on success
+  int64_t scratch[2];        // 2-3: parameters and results of the helpers that take a frame
+  TVMFFIAny args[kMaxArgs];  // 4-35: argument views; idle type word: Int (see ResetArgs)
+  TVMFFIObjectHandle func;   // 36
+  int64_t num_args;          // 37: idle value 0, restored by every call
+  uint64_t owned;            // 38: bit i: args[i] holds a reference the call drops
+  int64_t reserved;          // 39: keeps the size a multiple of 16
+};
+static_assert(sizeof(CallFrame) == 40 * 8, "the Python side hard-codes the word offsets");
+
+/*! \brief One C -> Python callback in flight. */
+struct CallbackFrame {
+  TVMFFIAny result;          // 0-1: None, or the owned result Python wrote
+  int64_t key;               // 2: the Function's `self` (Python's key of the callable)
+  int64_t num_args;          // 3
+  TVMFFIAny args[kMaxArgs];  // 4-35: copies of the argument views (frame-path calls only)
+};
+static_assert(sizeof(CallbackFrame) == 36 * 8, "the Python side hard-codes the word offsets");
+
+/*! \brief The Python side's ctypes callbacks. Each returns 0, or -1 with the error raised. */
+struct PythonCallbacks {
+  // The original safe_call: (key, args, num_args, result); used when no frame is free.
+  TVMFFISafeCallType generic;
+  // (frame index): key, num_args and args in the callback frame.
+  int (*frame)(int32_t slot);
+  // No arguments: (frame index, key). The key is the address of a Python object that the
+  // Python side keeps alive as long as the Function (ctypes hands it over as the object).
+  int (*args0)(int32_t slot, void* key);
+  // One to three Int arguments, by value.
+  int (*ints1)(int32_t slot, void* key, int64_t a);
+  int (*ints2)(int32_t slot, void* key, int64_t a, int64_t b);
+  int (*ints3)(int32_t slot, void* key, int64_t a, int64_t b, int64_t c);
+};
+
+/*! \brief A zero-argument entry point bound to one static call frame. */
+using SlotFn = int (*)();
+
+/*! \brief What ffi.PythonCallHelpers hands out (mirrored by python/tvm_ffi/_cabi.py). */
+struct PythonCallHelperTable {
+  int64_t version;
+  int64_t max_args;
+  int64_t num_call_frames;  // 0 for every caller but the first
+  CallFrame* call_frames;
+  const SlotFn* call_slots;  // call_slots[i]() calls call_frames[i]
+  int (*call_frame_at)(CallFrame* frame);
+  int (*reset_frame)(CallFrame* frame);
+  int (*import_capsule)(CallFrame* frame);
+  int64_t num_callback_frames;  // 0 for every caller but the first
+  CallbackFrame* callback_frames;
+  TVMFFISafeCallType callback_safe_call;  // NULL for every caller but the first
+  void (*set_python_callbacks)(const PythonCallbacks* callbacks);
+};
+
+CallFrame g_call_frames[kNumCallFrames];
+CallbackFrame g_callback_frames[kNumCallbackFrames];
+PythonCallbacks g_python;  // set once by set_python_callbacks, before any callback exists
+std::atomic<uint64_t> g_free_callback_frames{~uint64_t{0}};
+std::atomic<bool> g_claimed{false};
+
+void ClearAny(TVMFFIAny* v) {
+  v->type_index = kTVMFFINone;
+  v->zero_padding = 0;
+  v->v_int64 = 0;
+}
+
+/*!
+ * \brief Restores the first `n` arguments to the idle state: owned references dropped, type
+ * words back to Int (the Python side writes only the payload of an Int argument).
+ */
+void ResetArgs(CallFrame* frame, int32_t n) {
+  uint64_t owned = frame->owned;
+  frame->owned = 0;
+  while (owned != 0) {
+    int i = __builtin_ctzll(owned);
+    owned &= owned - 1;
+    TVMFFIObjectDecRef(frame->args[i].v_obj);
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    // The whole first word: small strings keep their length in zero_padding.
+    frame->args[i].type_index = kTVMFFIInt;
+    frame->args[i].zero_padding = 0;
+  }
+}
+
+/*! \brief Restores a frame after a failure before its call: every argument reset. Returns 0. */
+int ResetFrame(CallFrame* frame) {
+  ResetArgs(frame, kMaxArgs);
+  frame->num_args = 0;
+  return 0;
+}
+
+/*!
+ * \brief Calls frame->func with the frame's arguments and restores the frame's idle state
+ * (num_args 0, arguments reset). Goes through TVMFFIFunctionCall (not straight to
+ * safe_call) to keep its checks and its frame, where backtraces stop.
+ * \return -1 on failure (error raised), else the result's type index (>= 0), which saves the
+ *   Python side reading it for the common kinds.
+ */
+int CallFrameAt(CallFrame* frame) {
+  int32_t num_args = static_cast<int32_t>(frame->num_args);
+  frame->num_args = 0;
+  if (num_args < 0 || num_args > kMaxArgs) {
+    ResetFrame(frame);
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "call frame: bad number of arguments");
+    return -1;
+  }
+  ClearAny(&frame->result);  // the callee's contract: result pre-initialised to None
+  int ret = TVMFFIFunctionCall(frame->func, frame->args, num_args, &frame->result);
+  ResetArgs(frame, num_args);
+  return ret != 0 ? -1 : frame->result.type_index;
+}
+
+template <size_t I>
+int CallSlot() {
+  return CallFrameAt(&g_call_frames[I]);
+}
+
+template <size_t... I>
+struct CallSlotTable {
+  static constexpr SlotFn kSlots[] = {&CallSlot<I>...};
+};
+
+template <size_t... I>
+constexpr const SlotFn* CallSlots(std::index_sequence<I...>) {
+  return CallSlotTable<I...>::kSlots;
+}
+
+/*!
+ * \brief Imports the DLPack capsule described by frame->scratch:
+ *   scratch word 0: address of the capsule's {pointer, name} fields (PyCapsule layout, checked
+ *                   by the Python side on a probe capsule);
+ *   scratch word 1: i >= 0: store the Tensor as args[i], owned by the frame;
+ *                   -1: store the Tensor handle (a new reference) in scratch word 0.
+ * On success the capsule is renamed "used_dltensor[_versioned]" (what PyCapsule_SetName does:
+ * the name is a static string), so its producer's destructor leaves the tensor alone. On
+ * failure the capsule is untouched and still owns its tensor.
+ * Called with the GIL held (the capsule is a Python object).
+ */
+int ImportCapsule(CallFrame* frame) {
+  static const char kUsedLegacy[] = "used_dltensor";
+  static const char kUsedVersioned[] = "used_dltensor_versioned";
+  void** fields = reinterpret_cast<void**>(frame->scratch[0]);
+  int64_t target = frame->scratch[1];
+  if (fields == nullptr || target < -1 || target >= kMaxArgs) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "ImportCapsule: bad request");
+    return -1;
+  }
+  const char* name = static_cast<const char*>(fields[1]);
+  TVMFFIObjectHandle handle = nullptr;
+  const char* used;
+  int ret;
+  if (name != nullptr && std::strcmp(name, "dltensor") == 0) {
+    ret = TVMFFITensorFromDLPack(static_cast<DLManagedTensor*>(fields[0]), 0, 0, &handle);
+    used = kUsedLegacy;
+  } else if (name != nullptr && std::strcmp(name, "dltensor_versioned") == 0) {
+    ret = TVMFFITensorFromDLPackVersioned(static_cast<DLManagedTensorVersioned*>(fields[0]), 0, 0,
+                                          &handle);
+    used = kUsedVersioned;
+  } else if (name != nullptr &&
+             (std::strcmp(name, kUsedLegacy) == 0 || std::strcmp(name, kUsedVersioned) == 0)) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "DLPack capsule was already consumed");
+    return -1;
+  } else {
+    const char* parts[] = {"not a DLPack capsule (name '", name != nullptr ? name : "NULL", "')",
+                           nullptr};
+    TVMFFIErrorSetRaisedFromCStrParts("TypeError", parts, 3);
+    return -1;
+  }
+  if (ret != 0) return ret;
+  fields[1] = const_cast<char*>(used);
+  if (target < 0) {
+    frame->scratch[0] = reinterpret_cast<int64_t>(handle);
+  } else {
+    TVMFFIAny* arg = &frame->args[target];
+    arg->type_index = kTVMFFITensor;
+    arg->zero_padding = 0;
+    arg->v_ptr = handle;
+    frame->owned |= uint64_t{1} << target;
+  }
+  return 0;
+}
+
+int AcquireCallbackFrame() {
+  uint64_t free = g_free_callback_frames.load(std::memory_order_relaxed);
+  while (free != 0) {
+    int i = __builtin_ctzll(free);
+    if (g_free_callback_frames.compare_exchange_weak(free, free & ~(uint64_t{1} << i),
+                                                     std::memory_order_acquire,
+                                                     std::memory_order_relaxed)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+void ReleaseCallbackFrame(int i) {
+  g_free_callback_frames.fetch_or(uint64_t{1} << i, std::memory_order_release);
+}
+
+/*! \brief The safe_call of Python-backed Functions (`self` is the Python side's key). */
+int PyCallbackSafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  int slot = num_args <= kMaxArgs ? AcquireCallbackFrame() : -1;
+  if (slot < 0) return g_python.generic(self, args, num_args, result);
+  CallbackFrame* frame = &g_callback_frames[slot];
+  void* key = self;
+  bool all_ints = true;
+  for (int32_t i = 0; i < num_args && all_ints; ++i) {
+    all_ints = args[i].type_index == kTVMFFIInt;
+  }
+  int ret;
+  if (num_args == 0) {
+    ret = g_python.args0(slot, key);
+  } else if (all_ints && num_args == 1) {
+    ret = g_python.ints1(slot, key, args[0].v_int64);
+  } else if (all_ints && num_args == 2) {
+    ret = g_python.ints2(slot, key, args[0].v_int64, args[1].v_int64);
+  } else if (all_ints && num_args == 3) {
+    ret = g_python.ints3(slot, key, args[0].v_int64, args[1].v_int64, args[2].v_int64);
+  } else {
+    frame->key = reinterpret_cast<int64_t>(key);
+    frame->num_args = num_args;
+    std::memcpy(frame->args, args, sizeof(TVMFFIAny) * num_args);
+    ret = g_python.frame(slot);
+  }
+  if (ret == 0) {
+    *result = frame->result;
+  } else if (frame->result.type_index >= kTVMFFIStaticObjectBegin) {
+    // Python writes the payload before the type index, so a tagged result is a whole one.
+    TVMFFIObjectDecRef(frame->result.v_obj);
+  }
+  ClearAny(&frame->result);
+  ReleaseCallbackFrame(slot);
+  return ret;
+}
+
+void SetPythonCallbacks(const PythonCallbacks* callbacks) { g_python = *callbacks; }
+
+void* ClaimHelpers() {
+  static const PythonCallHelperTable kFull = {
+      kTableVersion,
+      kMaxArgs,
+      kNumCallFrames,
+      g_call_frames,
+      CallSlots(std::make_index_sequence<kNumCallFrames>()),
+      &CallFrameAt,
+      &ResetFrame,
+      &ImportCapsule,
+      kNumCallbackFrames,
+      g_callback_frames,
+      &PyCallbackSafeCall,
+      &SetPythonCallbacks,
+  };
+  static const PythonCallHelperTable kStateless = {
+      kTableVersion, kMaxArgs,       0,       nullptr, nullptr, &CallFrameAt, &ResetFrame,
+      &ImportCapsule, 0,             nullptr, nullptr, nullptr,
+  };
+  bool first = !g_claimed.exchange(true);
+  return const_cast<PythonCallHelperTable*>(first ? &kFull : &kStateless);
+}
+
+}  // namespace
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  // Internal to python/tvm_ffi: see the top of this file. Returns an OpaquePtr.
+  internal::RegisterBuiltin("ffi.PythonCallHelpers", []() { return ClaimHelpers(); });
+}
+
+}  // namespace ffi
+}  // namespace tvm
