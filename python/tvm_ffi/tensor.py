@@ -192,10 +192,8 @@ def _tensor_from_capsule(capsule, require_alignment=0, require_contiguous=False)
             handle = q[2]
         finally:
             _frame.put_frame(fr)
-        t = object.__new__(Tensor)
-        t._h = handle
-        t._ti = C.kTensor
-        return t
+        # Through the registered maker, so a package extending Tensor (tvm) gets its class.
+        return _any.OBJECT_MAKERS[C.kTensor](handle, C.kTensor)
     managed, name, words = _capsule.parts(capsule)
     if name == _LEGACY:
         importer, used = C.TensorFromDLPackRaw, _USED_LEGACY
@@ -214,10 +212,7 @@ def _tensor_from_capsule(capsule, require_alignment=0, require_contiguous=False)
     finally:
         _frame.put_frame(fr)
     _capsule.rename(capsule, words, used)
-    t = object.__new__(Tensor)
-    t._h = handle
-    t._ti = C.kTensor
-    return t
+    return _any.OBJECT_MAKERS[C.kTensor](handle, C.kTensor)
 
 
 def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):

@@ -51,6 +51,10 @@ def test_results_are_runtime_tensors():
     assert isinstance(t, tvm.runtime.Tensor)
     assert t.device == tvm.cpu()
     assert t.numpy().shape == (3,)
+    # ... and so do tensors imported by DLPack.
+    imported = tvm_ffi.from_dlpack(np.arange(4, dtype=np.float32))
+    assert isinstance(imported, tvm.runtime.Tensor)
+    np.testing.assert_array_equal(imported.numpy(), np.arange(4, dtype=np.float32))
 
 
 def test_bad_input_raises_typed_errors():
