@@ -205,3 +205,63 @@ def test_compute_at_errors():
     (ci,) = sch.get_loops(sch.get_block("C"))
     with pytest.raises(ValueError, match="compute_at: B must"):
         sch.compute_at(sch.get_block("B"), ci)
+
+
+def test_decompose_reduction_hoists_init():
+    f, shape = _matmul()
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    i, j, r = sch.get_loops(blk)
+    init = sch.decompose_reduction(blk, i)
+    text = str(sch.func)
+    assert "for i_init in" in text and "for j_init in" in text
+    assert [str(v.name) for v in sch.get_loops(init)] == ["i_init", "j_init"]
+    assert [str(v.name) for v in sch.get_loops(blk)] == ["i", "j", "r"]
+    # The update nest is now perfectly nested: the reduction loop can move outwards.
+    sch.reorder(r, i, j)
+    _check(sch.mod, shape)
+
+
+@pytest.mark.parametrize("n,m,k,ti,tj", [(64, 48, 32, 4, 16), (32, 64, 17, 4, 32),
+                                          (16, 8, 1, 2, 8), (32, 40, 9, 4, 16)])
+def test_decompose_reduction_register_tile(n, m, k, ti, tj):
+    f, shape = _matmul(n, m, k)
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    acc = sch.cache_write(blk, 0, "local")
+    i, j, r = sch.get_loops(blk)
+    io, ii = sch.split(i, factors=[None, ti])
+    jo, ji = sch.split(j, factors=[None, tj])
+    sch.reorder(io, jo, ii, ji)
+    sch.reverse_compute_at(acc, jo)
+    init = sch.decompose_reduction(blk, ii)
+    if m % tj == 0:   # otherwise the tail guard of j sits between ji and r
+        sch.reorder(r, ii, ji)
+        sch.unroll(ii)
+        sch.vectorize(ji)
+        _, _, ii0, ji0 = sch.get_loops(init)
+        sch.unroll(ii0)
+        sch.vectorize(ji0)
+    sch.parallel(io)
+    _check(sch.mod, shape)
+
+
+def test_decompose_reduction_with_tails_and_split_reduction():
+    f, shape = _matmul(37, 24, 23)
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    i, j, r = sch.get_loops(blk)
+    io, ii = sch.split(i, factors=[None, 8])     # tail: 37 = 4 * 8 + 5
+    ro, ri = sch.split(r, factors=[None, 5])     # tail in the reduction
+    sch.decompose_reduction(blk, io)
+    assert "i_1_init" in str(sch.func)
+    _check(sch.mod, shape)
+
+
+def test_decompose_reduction_errors():
+    f, _ = _matmul()
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    _, _, r = sch.get_loops(blk)
+    with pytest.raises(ValueError):
+        sch.decompose_reduction(blk, r)   # the init is not under the reduction loop

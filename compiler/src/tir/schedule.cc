@@ -1,7 +1,7 @@
 /*
  * Loop transformations on PrimFuncs ("tir.schedule.*"), the primitives behind the Python
  * tvm.tir.Schedule: get_loops, split, fuse, reorder and loop-kind annotation (parallel,
- * vectorize, unroll). A loop is named by its loop Var; a "block" by the buffer it stores to.
+ * vectorize, unroll), cache_write, reverse_compute_at, compute_at, decompose_reduction. A loop is named by its loop Var; a "block" by the buffer it stores to.
  * Every primitive returns a new PrimFunc (and the new loop Vars); inputs are never changed.
  */
 #include <tvm/arith/analyzer.h>
@@ -592,11 +592,133 @@ PrimFunc ComputeAt(const PrimFunc& f, const std::string& name, const Var& loop) 
   return WithBody(f, arith::SimplifyStmt(WrapAllocates(body, intermediate ? kept : allocs), {}));
 }
 
+
+// ------------------------------------------------------------------------------------------
+// decompose_reduction
+// ------------------------------------------------------------------------------------------
+
+/*! \brief True if `s` uses (reads) Var `v`. */
+bool UsesVar(const Stmt& s, const Object* v) {
+  bool used = false;
+  class Finder : public ExprMutator {
+   public:
+    Finder(const Object* v, bool* used) : v_(v), used_(used) {}
+    PrimExpr VisitExpr(const PrimExpr& e) override {
+      if (e.get() == v_) *used_ = true;
+      return MutateExprChildren(e);
+    }
+   private:
+    const Object* v_;
+    bool* used_;
+  } finder(v, &used);
+  finder.VisitStmt(s);
+  return used;
+}
+
+/*!
+ * \brief Splits the subtree `s` (which holds the reduction of `buf`: a SeqStmt whose first
+ * element is the init store of `buf` and whose rest is the update) into the init-only and
+ * the update-only subtrees. Returns false when `s` holds no such init.
+ */
+bool SplitInit(const Stmt& s, const Object* buf, Stmt* init, Stmt* update) {
+  if (!s.defined()) return false;
+  if (auto* n = s.as<ForNode>()) {
+    Stmt i, u;
+    if (!SplitInit(n->body, buf, &i, &u)) return false;
+    *init = MakeFor(n->loop_var, n->min, n->extent, n->kind, i, std::string(n->thread_tag));
+    *update = MakeFor(n->loop_var, n->min, n->extent, n->kind, u, std::string(n->thread_tag));
+    return true;
+  }
+  if (auto* n = s.as<IfThenElseNode>()) {
+    if (n->else_case.defined()) return false;
+    Stmt i, u;
+    if (!SplitInit(n->then_case, buf, &i, &u)) return false;
+    *init = MakeIfThenElse(n->condition, i, Stmt());
+    *update = MakeIfThenElse(n->condition, u, Stmt());
+    return true;
+  }
+  if (auto* n = s.as<SeqStmtNode>()) {
+    if (n->seq.size() >= 2) {
+      auto* st = n->seq[0].as<BufferStoreNode>();
+      if (st != nullptr && st->buffer.get() == buf) {
+        LoadCollector lc(buf);
+        lc.VisitExpr(st->value);
+        bool rest_stores = false;
+        for (size_t k = 1; k < n->seq.size(); ++k) {
+          std::vector<Array<PrimExpr>> w;
+          CollectStores(n->seq[k], buf, &w);
+          rest_stores = rest_stores || !w.empty();
+        }
+        if (lc.loads.empty() && rest_stores) {
+          *init = n->seq[0];
+          Array<Stmt> rest(n->seq.begin() + 1, n->seq.end());
+          *update = rest.size() == 1 ? rest[0] : MakeSeq(rest);
+          return true;
+        }
+      }
+    }
+    // The reduction sits in one element; the others stay with the update.
+    for (size_t k = 0; k < n->seq.size(); ++k) {
+      Stmt i, u;
+      if (SplitInit(n->seq[k], buf, &i, &u)) {
+        Array<Stmt> rest(n->seq.begin(), n->seq.end());
+        rest.Set(k, u);
+        *init = i;
+        *update = MakeSeq(rest);
+        return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
+
+/*! \brief Drops loops whose var the init does not use; renames the others to `<v>_init`. */
+Stmt PruneInit(const Stmt& s, Array<Var>* loops) {
+  if (auto* n = s.as<ForNode>()) {
+    if (!UsesVar(n->body, n->loop_var.get())) return PruneInit(n->body, loops);
+    Var v(std::string(n->loop_var->name) + "_init", n->loop_var->dtype);
+    loops->push_back(v);
+    Stmt body = PruneInit(Substitute(n->body, {{n->loop_var.get(), v}}), loops);
+    return MakeFor(v, n->min, n->extent, n->kind, body, std::string(n->thread_tag));
+  }
+  if (auto* n = s.as<IfThenElseNode>()) {
+    return MakeIfThenElse(n->condition, PruneInit(n->then_case, loops), Stmt());
+  }
+  return s;
+}
+
+/*!
+ * \brief decompose_reduction: the init of the reduction writing `name` moves out of the loop
+ * nest into its own nest placed just before `loop` (an ancestor of the reduction's init);
+ * the update nest under `loop` becomes perfectly nested. Init loops are fresh `<v>_init`
+ * Vars (loops the init does not depend on are dropped) and keep their loop kinds.
+ */
+Array<Any> DecomposeReduction(const PrimFunc& f, const std::string& name, const Var& loop) {
+  Buffer buf = FindStoredBuffer(f->body, name);
+  Array<Var> init_loops;
+  PrimFunc out = ReplaceLoop(f, loop, [&](const ForNode* n) {
+    Stmt init, update;
+    if (!SplitInit(n->body, buf.get(), &init, &update)) {
+      TVM_FFI_THROW(ValueError) << "decompose_reduction: no reduction init of " << name << " under loop "
+                                << std::string(loop->name);
+    }
+    init = MakeFor(n->loop_var, n->min, n->extent, n->kind, init, std::string(n->thread_tag));
+    update = MakeFor(n->loop_var, n->min, n->extent, n->kind, update, std::string(n->thread_tag));
+    return MakeSeq({PruneInit(init, &init_loops), update});
+  });
+  return Array<Any>{out, init_loops};
+}
+
 }  // namespace
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("tir.schedule.ComputeAt", [](PrimFunc f, std::string name, Var loop) {
     return ComputeAt(f, name, loop);
+  });
+
+  RegisterCompilerGlobal("tir.schedule.DecomposeReduction", [](PrimFunc f, std::string name, Var loop) {
+    return DecomposeReduction(f, name, loop);
   });
 
   RegisterCompilerGlobal("tir.schedule.CacheWrite", [](PrimFunc f, std::string name) {

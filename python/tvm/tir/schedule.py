@@ -49,6 +49,9 @@ class Schedule:
         return BlockRV(name)
 
     def get_loops(self, block):
+        init = getattr(self, "_init_loops", {}).get(str(block))
+        if init is not None:
+            return list(init)
         return list(_api("tir.schedule.GetLoops")(self.func, self._buffer_of(block)))
 
     def split(self, loop, factors, preserve_unit_iters=True):
@@ -111,3 +114,23 @@ class Schedule:
             self.reverse_compute_at(block, loop, preserve_unit_loops)
             return
         self.func = _api("tir.schedule.ComputeAt")(self.func, self._buffer_of(block), loop)
+
+    def decompose_reduction(self, block, loop):
+        """Moves the init of the reduction `block` out of its loop nest, into a nest of its own
+        placed just before `loop` (an ancestor of the init). The update nest under `loop` is
+        then perfectly nested, so its reduction loop can be reordered (e.g. outside the
+        register tile). The init loops are fresh `<v>_init` loops (those the init does not
+        depend on dropped) keeping their kinds; returns the init block (`<name>_init`), whose
+        get_loops are the loops above `loop` followed by the init loops."""
+        outer = []
+        for v in self.get_loops(block):
+            if v.same_as(loop):
+                break
+            outer.append(v)
+        self.func, init_loops = _api("tir.schedule.DecomposeReduction")(
+            self.func, self._buffer_of(block), loop)
+        name = str(block) + "_init"
+        if not hasattr(self, "_init_loops"):
+            self._init_loops = {}
+        self._init_loops[name] = outer + list(init_loops)
+        return BlockRV(name)
