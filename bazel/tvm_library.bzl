@@ -21,8 +21,9 @@ creates, in the calling package:
                            `shared_deps` library becomes DT_NEEDED. Linked with
                            --version-script (exports only what the script lists),
                            -soname libtvm_runtime.so, -z defs (no undefined symbols),
-                           --gc-sections and RUNPATH $ORIGIN (finds its siblings in a
-                           wheel). Use it as `data` or for packaging.
+                           --gc-sections and RUNPATH $ORIGIN (plus
+                           $ORIGIN/../../tvm_ffi/lib with shared_deps: finds its
+                           siblings in a wheel). Use it as `data` or for packaging.
   :tvm_runtime             what dependents put in `deps`: the public headers plus the
                            .so through cc_import, plus the shared_deps. A cc_test or
                            another tvm_shared_library that depends on it gets
@@ -73,6 +74,7 @@ Modules are built with -fvisibility=hidden: export entry points explicitly
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_import", "cc_library")
+load(":version.bzl", "TVM_STACK_VERSION")
 
 # Compile options of every shipped library object.
 TVM_LIBRARY_COPTS = [
@@ -173,7 +175,11 @@ def tvm_shared_library(
             "-Wl,-z,defs",
             "-Wl,--gc-sections",
             "-Wl,-rpath,$$ORIGIN",
-        ] + linkopts,
+        ] + (
+            # The wheel layout (wheels/): libtvm_ffi in tvm_ffi/lib, everything above it in
+            # tvm/lib, so dependents of libtvm_ffi also look two folders up.
+            ["-Wl,-rpath,$$ORIGIN/../../tvm_ffi/lib"] if shared_deps else []
+        ) + linkopts,
         deps = [":%s_objects" % name],
         visibility = visibility,
         **common
@@ -289,7 +295,10 @@ def tvm_build_info(name, srcs, deps):
     cc_library(
         name = name,
         srcs = srcs,
-        copts = TVM_LIBRARY_COPTS + ['-DTVM_GIT_REVISION=\\"$(TVM_GIT_REVISION)\\"'],
+        copts = TVM_LIBRARY_COPTS + [
+            '-DTVM_GIT_REVISION=\\"$(TVM_GIT_REVISION)\\"',
+            '-DTVM_STACK_VERSION=\\"%s\\"' % TVM_STACK_VERSION,
+        ],
         deps = deps,
         alwayslink = 1,
     )

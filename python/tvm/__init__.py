@@ -11,27 +11,30 @@ next to the runtime.
 """
 
 from . import base  # noqa: F401  (first: loads the libraries)
-from . import support
+from . import _compiler_guard, support
 from .runtime import Device, cpu, cuda, device, load_module
 
 __all__ = ["Device", "base", "build", "compile", "cpu", "cuda", "device", "load_module",
            "runtime", "support"]
 
+# The release version (bazel/version.bzl), as compiled into libtvm_runtime.
+__version__ = support.version()
+
 # Imported on first use: rpc pulls in sockets; the compiler packages need libtvm_compiler,
 # which runtime-only processes do not load.
 _LAZY_SUBPACKAGES = ("rpc", "runtime", "te", "tir", "ir", "arith", "target", "driver")
-_COMPILER_SUBPACKAGES = ("te", "tir", "ir", "arith", "target", "driver")
+_COMPILER_SUBPACKAGES = _compiler_guard.COMPILER_SUBPACKAGES
+if base.RUNTIME_ONLY:
+    # `import tvm.te` must fail with the reason, also where the runtime-only wheel does not
+    # ship the compiler packages at all (a plain ModuleNotFoundError would not say why).
+    _compiler_guard.install_import_guard()
 
 
 def __getattr__(name):
     import importlib
 
     if name in _COMPILER_SUBPACKAGES or name in ("compile", "build"):
-        if base.RUNTIME_ONLY:
-            raise ImportError(
-                "tvm.%s needs the compiler, but this process runs the runtime only (%s)"
-                % (name, "TVM_USE_RUNTIME_LIB is set" if base.runtime_only_requested()
-                   else "libtvm_compiler.so is not installed"))
+        _compiler_guard.require_compiler("tvm." + name)
         if name in ("compile", "build"):
             return getattr(importlib.import_module("tvm.driver"), name)
     if name in _LAZY_SUBPACKAGES:

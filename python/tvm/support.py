@@ -48,3 +48,38 @@ def libinfo():
     info["LOADED_LIBS"] = ", ".join(names)
     info["RUNTIME_ONLY"] = "ON" if base.RUNTIME_ONLY else "OFF"
     return info
+
+
+def version():
+    """The release version of the stack (bazel/version.bzl), as compiled into libtvm_runtime."""
+    return json.loads(tvm_ffi.get_global_func("runtime.BuildInfo")())["version"]
+
+
+def include_paths():
+    """Folders to pass as -I to compile C++ against the runtime (and compiler) headers:
+    tvm/runtime/... and tvm/ffi/... with dlpack. From an installed wheel these are
+    tvm/include and tvm_ffi/include inside the packages; in a source checkout, the
+    libraries' include folders."""
+    import os
+
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(pkg, "include")
+    if os.path.isdir(installed):
+        ours = [installed]
+    else:
+        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+        ours = [os.path.join(repo, lib, "include") for lib in ("runtime", "compiler")]
+        ours = [p for p in ours if os.path.isdir(p)]
+        if not ours:
+            raise OSError("tvm: cannot find the runtime headers (looked in %s and %s)"
+                          % (installed, repo))
+    return ours + tvm_ffi.libinfo.include_paths()
+
+
+def library_dirs():
+    """Folders holding libtvm_runtime (and the other tvm libraries) and libtvm_ffi: the -L
+    and rpath entries for a C++ application linking them."""
+    import os
+
+    dirs = [os.path.dirname(base.find_library("tvm_runtime")), tvm_ffi.libinfo.find_lib_dir()]
+    return sorted(set(dirs), key=dirs.index)

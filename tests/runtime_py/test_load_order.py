@@ -61,3 +61,27 @@ def test_compiler_loads_by_default_when_shipped_and_not_in_runtime_only_mode():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout
     assert out.count("ImportError") == 2 and "TVM_USE_RUNTIME_LIB" in out
+
+
+def test_every_compiler_import_path_gives_the_typed_error():
+    env = dict(os.environ, TVM_USE_RUNTIME_LIB="1")
+    code = ("import tvm\n"
+            "from tvm._compiler_guard import COMPILER_SUBPACKAGES, CompilerNotAvailableError\n"
+            "stmts = ['import tvm.%s' % p for p in COMPILER_SUBPACKAGES]\n"
+            "stmts += ['from tvm import %s' % p for p in COMPILER_SUBPACKAGES]\n"
+            "stmts += ['import tvm.tir.schedule', 'tvm.build']\n"
+            "for s in stmts:\n"
+            "    try:\n        exec(s)\n"
+            "    except CompilerNotAvailableError as e:\n        assert 'runtime only' in str(e)\n"
+            "    else:\n        raise SystemExit(s + ' did not raise')\n"
+            "import tvm.runtime, tvm.rpc\n"
+            "print(len(stmts))\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == 16
+
+
+def test_version_is_the_runtime_libraries():
+    info = tvm.support.libinfo()
+    assert tvm.__version__ == info["tvm_runtime.version"] == info["tvm_compiler.version"]
+    assert all(p.isdigit() for p in tvm.__version__.split("."))

@@ -11,6 +11,9 @@
 #ifndef TVM_GIT_REVISION
 #define TVM_GIT_REVISION "unknown"
 #endif
+#ifndef TVM_STACK_VERSION  // written once, in bazel/version.bzl; passed by tvm_build_info
+#error "TVM_STACK_VERSION is not defined (build through tvm_build_info)"
+#endif
 
 namespace tvm {
 namespace runtime {
@@ -21,7 +24,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
 #if defined(__SANITIZE_ADDRESS__)
     sanitizers = "address";
 #endif
-    std::string out = "{\"library\": \"tvm_runtime\", \"version\": \"0.1.0\", ";
+    std::string out = "{\"library\": \"tvm_runtime\", \"version\": \"" TVM_STACK_VERSION "\", ";
     out += "\"git_revision\": \"" TVM_GIT_REVISION "\", ";
 #if defined(__GNUC__) && !defined(__clang__)
     out += "\"compiler\": \"gcc " __VERSION__ "\", ";
