@@ -8,13 +8,15 @@ this file; do not load it from a BUILD file. googletest comes from the BCR under
 load("//bazel:cuda_configure.bzl", "local_cuda")
 load("//bazel:python_configure.bzl", "local_python")
 load("//bazel:reference_ffi.bzl", "tvm_ffi_reference")
+load("//bazel:wheelhouse.bzl", "local_wheelhouse")
 
 def _local_envs_impl(_mctx):
     local_python(name = "local_python")
     local_cuda(name = "local_cuda")
     tvm_ffi_reference(name = "tvm_ffi_reference")
+    local_wheelhouse(name = "local_wheelhouse")
 
 local_envs = module_extension(
     implementation = _local_envs_impl,
-    doc = "local_python, local_cuda and tvm_ffi_reference for Bzlmod.",
+    doc = "local_python, local_cuda, tvm_ffi_reference and local_wheelhouse for Bzlmod.",
 )

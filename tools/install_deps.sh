@@ -5,12 +5,15 @@
 #   the apache-tvm-ffi reference wheel, into $TVM_FFI_REFERENCE_DIR
 #   (default $HOME/.cache/tvm-stack/apache-tvm-ffi-0.1.15.post2), a folder of its own
 #   because its import name `tvm_ffi` is the same as our package's.
+#   the wheels of our wheels' dependencies (numpy, llvmlite), into $TVM_STACK_WHEELHOUSE
+#   (default $HOME/.cache/tvm-stack/wheelhouse), for the offline install test.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON_BIN_PATH:-python3}"
 REF_VERSION="0.1.15.post2"
 REF_DIR="${TVM_FFI_REFERENCE_DIR:-$HOME/.cache/tvm-stack/apache-tvm-ffi-$REF_VERSION}"
+WHEELHOUSE="${TVM_STACK_WHEELHOUSE:-$HOME/.cache/tvm-stack/wheelhouse}"
 APT_PACKAGES=(bazel-bootstrap bazel-skylib libgtest-dev build-essential)
 
 log() { echo "install_deps: $*" >&2; }
@@ -67,4 +70,21 @@ if [[ ! -f "$REF_DIR/apache_tvm_ffi-$REF_VERSION.dist-info/METADATA" ]]; then
     "apache-tvm-ffi==$REF_VERSION"
   rm -rf "$REF_DIR"
   mv "$tmp" "$REF_DIR"   # atomic: never a half-installed reference folder
+fi
+
+# --- wheelhouse for the offline wheel-install test ---------------------------------
+# The versions requirements-test.txt pins, as wheels for this interpreter.
+wheelhouse_pins=()
+while read -r line; do
+  case "$line" in numpy==*|llvmlite==*) wheelhouse_pins+=("$line") ;; esac
+done < "$ROOT/requirements-test.txt"
+have_all=1
+for pin in "${wheelhouse_pins[@]}"; do
+  compgen -G "$WHEELHOUSE/${pin%%==*}-${pin##*==}-*.whl" >/dev/null || have_all=0
+done
+if ((!have_all)); then
+  log "pip download ${wheelhouse_pins[*]} -> $WHEELHOUSE"
+  mkdir -p "$WHEELHOUSE"
+  "$PYTHON" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$WHEELHOUSE" "${wheelhouse_pins[@]}"
 fi

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs dependencies, then runs every test: `bazel test //...` (Bazel 4.2.3 offline).
-# Extra arguments go to `bazel test` (e.g. --config=asan). Prints a closing line
+# Installs dependencies, then runs every test: `bazel test //...` (Bazel 4.2.3 offline), then
+# tools/check_reproducible_wheels.sh (both wheels built twice from clean output bases,
+# compared byte for byte; counted as one more test; TVM_STACK_SKIP_REPRO=1 leaves it out of
+# a quick local run). Extra arguments go to `bazel test` (e.g. --config=asan). Prints a
+# closing line
 #   N passed, N failed, N skipped
 # and exits non-zero if anything failed or the build broke.
 set -uo pipefail
@@ -45,6 +48,17 @@ read -r passed failed skipped < <(awk '
 
 if [[ $rc -ne 0 && $failed -eq 0 ]]; then
   echo "test_all: bazel test exited with $rc (build or analysis error, see above)" >&2
+fi
+
+if [[ "${TVM_STACK_SKIP_REPRO:-}" != "1" ]]; then
+  echo "test_all: tools/check_reproducible_wheels.sh" >&2
+  if "$ROOT/tools/check_reproducible_wheels.sh"; then
+    echo "tools/check_reproducible_wheels.sh (not a Bazel target)    PASSED"
+    passed=$((passed + 1))
+  else
+    echo "tools/check_reproducible_wheels.sh (not a Bazel target)    FAILED"
+    failed=$((failed + 1))
+  fi
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $rc -eq 0 && $failed -eq 0 ]]

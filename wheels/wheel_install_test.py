@@ -1,0 +1,160 @@
+"""Each wheel installed into a fresh virtual environment, offline, and used from outside the
+source tree, the way a user would:
+
+  full wheel:     the FFI quick start (a C++ module compiled against the installed headers,
+                  called with numpy arrays, calling back into Python), then compile + export
+                  of a scheduled dense + relu kernel;
+  runtime wheel:  load + run of that export, in runtime-only mode by itself; compiler imports
+                  fail with the clear error; the C++ deployment app built against its headers
+                  and libraries runs kernels compiled with the full wheel.
+
+pip runs with --no-index: the wheels' dependencies (numpy, llvmlite) come from the local
+wheelhouse that tools/install_deps.sh fills ($TVM_STACK_WHEELHOUSE).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+
+import pytest
+
+
+def _runfile(rel):
+    return os.path.join(os.environ["TEST_SRCDIR"], os.environ.get("TEST_WORKSPACE", "tvm_stack"), rel)
+
+
+def _the_wheel(env):
+    folder = _runfile(os.environ[env])
+    (name,) = os.listdir(folder)
+    return os.path.join(folder, name)
+
+
+WHEELHOUSE = os.environ.get("TVM_STACK_WHEELHOUSE", "")
+
+
+def _clean_env(**extra):
+    """The environment of a user's shell: nothing of this test run's Python setup."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "TVM_", "RUNFILES", "PIP_"))}
+    env.update(PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    env.update(extra)
+    return env
+
+
+def _run(cmd, cwd, **extra):
+    proc = subprocess.run(cmd, cwd=cwd, env=_clean_env(**extra), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, "%s failed (%d):\n%s\n%s" % (cmd, proc.returncode, proc.stdout,
+                                                              proc.stderr)
+    return proc.stdout
+
+
+def _make_venv(where, wheel):
+    if not os.path.isdir(WHEELHOUSE):
+        pytest.fail("no wheelhouse at %r: run tools/install_deps.sh (it downloads numpy and "
+                    "llvmlite wheels there)" % WHEELHOUSE)
+    venv.EnvBuilder(with_pip=True, clear=True).create(where)
+    python = os.path.join(where, "bin", "python")
+    _run([python, "-m", "pip", "install", "--no-index", "--find-links", WHEELHOUSE, wheel],
+         cwd=where)
+    return python
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    # A folder outside the source tree and runfiles: nothing importable lies next to it.
+    root = tmp_path_factory.mktemp("user")
+    for rel in ["examples/quickstart/quickstart.py", "examples/quickstart/quickstart_module.cc",
+                "examples/compile_deploy/compile_and_export.py",
+                "examples/compile_deploy/run_exported.py",
+                "examples/compile_deploy/compile_deploy_kernels.py",
+                "examples/cpp_deploy/deploy_app.cc"]:
+        shutil.copy(_runfile(rel), root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def full_python(tmp_path_factory):
+    return _make_venv(str(tmp_path_factory.mktemp("venv_full")), _the_wheel("FULL_WHEEL_DIR"))
+
+
+@pytest.fixture(scope="module")
+def runtime_python(tmp_path_factory):
+    return _make_venv(str(tmp_path_factory.mktemp("venv_runtime")),
+                      _the_wheel("RUNTIME_WHEEL_DIR"))
+
+
+def test_full_wheel_ffi_quick_start(full_python, work):
+    # Compile the quick start module against the installed headers and library, as a user of
+    # the wheel would, with the paths libinfo gives.
+    q = ("import tvm_ffi.libinfo as l; print(l.find_include_path()); print(l.find_lib_dir()); "
+         "import tvm_ffi; print(tvm_ffi.__file__)")
+    include, libdir, pkg = _run([full_python, "-c", q], cwd=work).split()
+    assert pkg.startswith(os.path.dirname(os.path.dirname(full_python))), pkg  # the venv's
+    module = os.path.join(work, "quickstart_module.so")
+    _run(["c++", "-std=c++17", "-O1", "-shared", "-fPIC", "-I" + include,
+          os.path.join(work, "quickstart_module.cc"), "-L" + libdir, "-ltvm_ffi",
+          "-Wl,-rpath," + libdir, "-o", module], cwd=work)
+    out = _run([full_python, "quickstart.py", module], cwd=work)
+    assert "saxpy (numpy, zero copy)" in out and "quickstart.square(12) = 144" in out, out
+
+
+@pytest.fixture(scope="module")
+def exported(full_python, work):
+    """compile + export with the full wheel: the .so the runtime wheel then runs."""
+    path = os.path.join(work, "dense_relu.so")
+    out = _run([full_python, "compile_and_export.py", path, "64", "48", "80"], cwd=work)
+    return path, out
+
+
+def test_full_wheel_compiles_and_exports(full_python, work, exported):
+    out = _run([full_python, "-c", "import tvm; print(tvm.__version__, tvm.base.RUNTIME_ONLY, "
+                "sorted(tvm.base._LOADED_LIBS))"], cwd=work)
+    assert out.split(None, 1)[1].strip() == "False ['tvm_compiler', 'tvm_runtime']", out
+    path, _ = exported
+    with open(path, "rb") as f:
+        assert f.read(4) == b"\x7fELF"
+
+
+def test_runtime_wheel_loads_and_runs_the_export(runtime_python, work, exported):
+    # No TVM_USE_RUNTIME_LIB: the runtime wheel is runtime-only by itself.
+    out = _run([runtime_python, "run_exported.py", exported[0], "64", "48", "80"], cwd=work)
+    assert "result check: " in out and " OK" in out, out
+    assert "with tvm_runtime\n" in out, out
+
+
+def test_runtime_wheel_refuses_compiler_imports_clearly(runtime_python, work):
+    code = """
+import tvm
+assert tvm.base.RUNTIME_ONLY
+for stmt in ("import tvm.te", "from tvm import tir", "tvm.compile"):
+    try:
+        exec(stmt)
+    except ImportError as err:
+        assert type(err).__name__ == "CompilerNotAvailableError", (stmt, err)
+        assert "runtime only" in str(err) and "tvm-stack" in str(err), (stmt, err)
+    else:
+        raise AssertionError(stmt + " did not fail")
+import tvm.runtime, tvm.rpc  # the runtime parts are all there
+print("ok", tvm.__version__)
+"""
+    assert _run([runtime_python, "-c", code], cwd=work).startswith("ok ")
+    names = _run([runtime_python, "-m", "pip", "list", "--format=freeze"], cwd=work)
+    assert "llvmlite" not in names and "tvm-stack-runtime==" in names, names
+
+
+def test_runtime_wheel_builds_and_runs_a_cpp_app(full_python, runtime_python, work):
+    kernels = os.path.join(work, "compiled_kernels.so")
+    _run([full_python, "compile_deploy_kernels.py", kernels], cwd=work)
+    q = ("import tvm.support as s; print(' '.join(['-I' + p for p in s.include_paths()] + "
+         "['-L%s -Wl,-rpath,%s' % (d, d) for d in s.library_dirs()]))")
+    flags = _run([runtime_python, "-c", q], cwd=work).split()
+    venv_root = os.path.dirname(os.path.dirname(runtime_python))
+    assert all(f.split(",")[-1].lstrip("-IL").startswith(venv_root) for f in flags), flags
+    app = os.path.join(work, "deploy_app")
+    _run(["c++", "-std=c++17", "-O1", os.path.join(work, "deploy_app.cc")] + flags +
+         ["-Wl,--no-as-needed", "-ltvm_runtime", "-ltvm_ffi", "-o", app], cwd=work)
+    out = _run([app, kernels], cwd=work)
+    assert "deploy_app: OK" in out, out
