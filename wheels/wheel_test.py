@@ -73,10 +73,15 @@ def test_platform_tag_is_what_auditwheel_finds(wheel):
     consistent = re.search(r'consistent with the following platform tag: "([^"]+)"', text)
     ours = _split_name(wheel)[4]
     assert consistent and consistent.group(1) == ours, text
-    constrained = re.search(r'constrains the platform tag to "([^"]+)"', text)
-    if constrained:  # auditwheel says so only when the tag is newer than its oldest policy
-        assert constrained.group(1) == ours, text
-    assert ours.startswith("manylinux_"), "the libraries link something outside manylinux: " + text
+    if os.environ.get("TVM_STACK_SANITIZE") == "1":
+        # --config=asan: the libraries need libasan, which no manylinux profile allows; the
+        # honest tag is the plain one (and such wheels are for testing, never for release).
+        assert ours == "linux_x86_64", text
+    else:
+        constrained = re.search(r'constrains the platform tag to "([^"]+)"', text)
+        if constrained:  # said only when the tag is newer than auditwheel's oldest policy
+            assert constrained.group(1) == ours, text
+        assert ours.startswith("manylinux_"), "the libraries link something outside manylinux: " + text
 
 
 # --- contents ------------------------------------------------------------------------------
@@ -189,11 +194,18 @@ def test_libraries_carry_no_build_machine_paths(wheel):
 
 # --- the writer, on generated inputs -------------------------------------------------------
 
+_TINY_LIB = []
+
+
 def _a_library(tmp_path):
-    with zipfile.ZipFile(RUNTIME) as zf:
-        path = tmp_path / "libtvm_ffi.so"
-        path.write_bytes(zf.read("tvm_ffi/lib/libtvm_ffi.so"))
-    return str(path)
+    """A small real shared library (the writer wants one to compute the platform tag)."""
+    if not _TINY_LIB:
+        src = tmp_path / "tiny.c"
+        src.write_text("int tiny(void) { return 1; }\n")
+        out = tmp_path / "libtiny.so"
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", str(out), str(src)], check=True)
+        _TINY_LIB.append(str(out))
+    return _TINY_LIB[0]
 
 
 _SEGMENT = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=1, max_size=8)
