@@ -36,6 +36,30 @@ def test_c_error_carries_c_backtrace(mod):
     assert err.kind == "ValueError" and err.message == "bad value"
 
 
+def test_synthetic_frames_keep_no_caller_alive(mod):
+    # The frames standing for C++ functions are cached; they must not hold the frames (and
+    # locals) of the call that first raised through them.
+    import gc
+    import weakref
+
+    class Payload:
+        pass
+
+    def first_call(name):
+        payload = Payload()  # noqa: F841  (a local that a leaked frame would keep alive)
+        try:
+            mod.raise_error("ValueError", "never seen before: " + name)
+        except ValueError as err:
+            frames = [f for f, _ in traceback.walk_tb(err.__traceback__)]
+            synthetic = [f for f in frames if f.f_code.co_filename.endswith(".cc")]
+            assert synthetic and all(f.f_back is None for f in synthetic)
+        return weakref.ref(payload)
+
+    ref = first_call("x")
+    gc.collect()
+    assert ref() is None
+
+
 def _raiser(x):
     raise ValueError("python says no to %d" % x)
 

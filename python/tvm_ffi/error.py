@@ -127,31 +127,32 @@ def parse_backtrace(backtrace):
     return out
 
 
-class _Marker(Exception):
-    pass
-
-
-_CODE_CACHE = {}
+# (file, func) -> a suspended generator whose frame stands for that C++ function.
+_FRAME_CACHE = {}
 
 
 def _frame_for(filename, func):
-    """A frame whose code claims `filename` and `func`, for synthetic traceback entries."""
+    """A frame whose code claims `filename` and `func`, for synthetic traceback entries.
+
+    The frame is that of a suspended generator: it has no f_back, so it keeps nothing of the
+    call that first needed it alive (a frame made by raising would link to its callers' frames
+    and their locals for as long as the cache holds it)."""
     key = (filename, func)
-    frame = _CODE_CACHE.get(key)
-    if frame is None:
-        code = compile("raise _Marker()", filename, "exec")
+    gen = _FRAME_CACHE.get(key)
+    if gen is None:
+        namespace = {}
+        exec(compile("def _synthetic():\n    yield\n", filename, "exec"), namespace)
+        fn = namespace["_synthetic"]
         try:
-            code = code.replace(co_name=func, co_qualname=func)
+            fn.__code__ = fn.__code__.replace(co_name=func, co_qualname=func)
         except TypeError:  # Python < 3.11 has no co_qualname
-            code = code.replace(co_name=func)
-        try:
-            exec(code, {"_Marker": _Marker})
-        except _Marker as marker:
-            frame = marker.__traceback__.tb_next.tb_frame
-        if len(_CODE_CACHE) > 4096:  # bounded: frames keep their globals alive
-            _CODE_CACHE.clear()
-        _CODE_CACHE[key] = frame
-    return frame
+            fn.__code__ = fn.__code__.replace(co_name=func)
+        gen = fn()
+        next(gen)
+        if len(_FRAME_CACHE) >= 4096:  # bounded: one entry per distinct C++ function
+            _FRAME_CACHE.clear()
+        _FRAME_CACHE[key] = gen
+    return gen.gi_frame
 
 
 def _frames_to_traceback(frames):
