@@ -158,3 +158,48 @@ def test_runtime_wheel_builds_and_runs_a_cpp_app(full_python, runtime_python, wo
          ["-Wl,--no-as-needed", "-ltvm_runtime", "-ltvm_ffi", "-o", app], cwd=work)
     out = _run([app, kernels], cwd=work)
     assert "deploy_app: OK" in out, out
+
+
+def _other_pythons():
+    """CPython 3 interpreters of other minor versions on this machine: installed next to this
+    one (pyenv-style versions/ folders) or as /usr/bin/python3.X."""
+    import glob
+    import re
+
+    here = os.path.realpath(sys.executable)
+    found = {}
+    candidates = glob.glob(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(here))),
+                                        "*", "bin", "python3"))
+    candidates += glob.glob("/usr/bin/python3.[0-9]*")
+    for exe in sorted(candidates):
+        proc = subprocess.run([exe, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True)
+        version = proc.stdout.strip()
+        if proc.returncode == 0 and re.fullmatch(r"3\.\d+", version) and \
+                version != "%d.%d" % sys.version_info[:2] and int(version.split(".")[1]) >= 9:
+            found.setdefault(version, exe)
+    return sorted(found.items())
+
+
+_OTHERS = _other_pythons()
+
+
+@pytest.mark.parametrize("version,exe", _OTHERS or [("none", None)], ids=[v for v, _ in _OTHERS] or ["none"])
+def test_py3_tag_holds_on_other_pythons(version, exe, tmp_path):
+    # The wheels claim py3 (ctypes only, no extension module). Without the other versions'
+    # numpy wheels offline, install the runtime wheel with --no-deps and use what needs no
+    # numpy: tvm_ffi values and calls, and tvm in runtime-only mode.
+    if exe is None:
+        pytest.skip("no other CPython 3.9+ on this machine")
+    where = str(tmp_path / "venv")
+    _run([exe, "-m", "venv", where], cwd=str(tmp_path))
+    python = os.path.join(where, "bin", "python")
+    _run([python, "-m", "pip", "install", "--no-index", "--no-deps",
+          _the_wheel("RUNTIME_WHEEL_DIR")], cwd=str(tmp_path))
+    code = ("import sys, tvm_ffi, tvm\n"
+            "assert tvm_ffi.convert([1, 'a', 2.5])[1] == 'a'\n"
+            "f = tvm_ffi.convert(lambda x, y: x * y)\n"
+            "assert f(6, 7) == 42\n"
+            "assert tvm.base.RUNTIME_ONLY and tvm.__version__\n"
+            "print('%d.%d' % sys.version_info[:2])\n")
+    assert _run([python, "-c", code], cwd=str(tmp_path)).strip() == version
