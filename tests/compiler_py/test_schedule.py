@@ -235,13 +235,12 @@ def test_decompose_reduction_register_tile(n, m, k, ti, tj):
     sch.reorder(io, jo, ii, ji)
     sch.reverse_compute_at(acc, jo)
     init = sch.decompose_reduction(blk, ii)
-    if m % tj == 0:   # otherwise the tail guard of j sits between ji and r
-        sch.reorder(r, ii, ji)
-        sch.unroll(ii)
-        sch.vectorize(ji)
-        _, _, ii0, ji0 = sch.get_loops(init)
-        sch.unroll(ii0)
-        sch.vectorize(ji0)
+    sch.reorder(r, ii, ji)   # across j's tail guard when tj does not divide m
+    sch.unroll(ii)
+    sch.vectorize(ji)
+    _, _, ii0, ji0 = sch.get_loops(init)
+    sch.unroll(ii0)
+    sch.vectorize(ji0)
     sch.parallel(io)
     _check(sch.mod, shape)
 

@@ -157,6 +157,25 @@ Array<Any> Fuse(const PrimFunc& f, const Var& outer_v, const Var& inner_v) {
   return Array<Any>{out, Array<Var>{fused}};
 }
 
+/*! \brief True if expression `e` reads Var `v`. */
+bool ExprUsesVar(const PrimExpr& e, const Object* v) {
+  bool used = false;
+  class Finder : public ExprMutator {
+   public:
+    Finder(const Object* v, bool* used) : v_(v), used_(used) {}
+    PrimExpr VisitExpr(const PrimExpr& x) override {
+      if (x.get() == v_) *used_ = true;
+      return *used_ ? x : MutateExprChildren(x);
+    }
+
+   private:
+    const Object* v_;
+    bool* used_;
+  } finder(v, &used);
+  finder.VisitExpr(e);
+  return used;
+}
+
 PrimFunc Reorder(const PrimFunc& f, const Array<Var>& order) {
   if (order.size() < 2) return f;
   std::unordered_map<const Object*, size_t> want;
@@ -187,22 +206,47 @@ PrimFunc Reorder(const PrimFunc& f, const Array<Var>& order) {
   PrimFunc out = ReplaceLoop(f, ffi::details::ObjectUnsafe::RefFromPtr<Var>(
                                     ffi::details::ObjectUnsafe::PtrFromUnowned<Object>(first)),
                              [&](const ForNode* top) {
+    // The loops, outermost first. A split's tail guard (an `if` without `else`) may sit
+    // between two of them: it is lifted out and put back below (a guard only skips work, so
+    // it can move inward past loops its condition does not use).
     std::vector<const ForNode*> chain;
+    std::vector<PrimExpr> guards;
     const ForNode* cur = top;
-    while (chain.size() < order.size()) {
+    while (true) {
       if (cur == nullptr || !want.count(cur->loop_var.get())) {
-        TVM_FFI_THROW(ValueError) << "reorder: the loops must be perfectly nested, one directly inside another";
+        TVM_FFI_THROW(ValueError) << "reorder: the loops must be perfectly nested, one directly "
+                                     "inside another (split tail guards between them are fine)";
       }
       chain.push_back(cur);
-      if (chain.size() < order.size()) cur = cur->body.as<ForNode>();
+      if (chain.size() == order.size()) break;
+      Stmt next = cur->body;
+      while (auto* g = next.as<IfThenElseNode>()) {
+        if (g->else_case.defined()) break;
+        guards.push_back(g->condition);
+        next = g->then_case;
+      }
+      cur = next.as<ForNode>();
     }
     Stmt body = chain.back()->body;
     std::vector<const ForNode*> sorted(chain.size());
     for (const ForNode* n : chain) sorted[want[n->loop_var.get()]] = n;
+    // Each guard goes just inside the innermost loop (in the new order) whose variable it
+    // uses, so it is tested as rarely as possible; one that uses none goes outside them all.
+    std::vector<std::vector<PrimExpr>> inside(sorted.size());
+    std::vector<PrimExpr> outside;
+    for (const PrimExpr& cond : guards) {
+      size_t deepest = sorted.size();
+      for (size_t k = 0; k < sorted.size(); ++k) {
+        if (ExprUsesVar(cond, sorted[k]->loop_var.get())) deepest = k;
+      }
+      (deepest == sorted.size() ? outside : inside[deepest]).push_back(cond);
+    }
     for (size_t k = sorted.size(); k-- > 0;) {
+      for (const PrimExpr& cond : inside[k]) body = MakeIfThenElse(cond, body, Stmt());
       const ForNode* n = sorted[k];
       body = MakeFor(n->loop_var, n->min, n->extent, n->kind, body, std::string(n->thread_tag));
     }
+    for (const PrimExpr& cond : outside) body = MakeIfThenElse(cond, body, Stmt());
     return body;
   });
   return out;
