@@ -94,16 +94,8 @@ def worker(args):
     n = args.n
     ti, tj = (int(x) for x in args.tile.split("x"))
     out = {}
-    lib = tvm_compile(matmul_schedule(n, n, n, ti, tj, args.tk, not args.no_pack), target="llvm")
-    a = np.random.rand(n, n).astype("float32")
-    b = np.random.rand(n, n).astype("float32")
-    c = np.zeros((n, n), "float32")
-    lib["main"](a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-2)
-    flop = 2.0 * n ** 3
-    out["ours_mm"] = flop / _time(lambda: lib["main"](a, b, c)) / 1e9
-    out["numpy_mm"] = flop / _time(lambda: np.matmul(a, b, out=c)) / 1e9
-    out["vec_fma"] = "<8 x float>" in lib.optimized_ir or "<16 x float>" in lib.optimized_ir
+    # Elementwise first: after a numpy matmul, OpenBLAS's worker threads keep spinning for
+    # milliseconds and starve our pool on 2 cores (docs/status.md, traps).
     e = 4 * 1024 * 1024
     elib = tvm_compile(relu_add(e), target="llvm")
     x = np.random.randn(e).astype("float32")
@@ -119,6 +111,15 @@ def worker(args):
         np.maximum(z, 0, out=z)
 
     out["numpy_ew"] = nbytes / _time(np_ew, 20) / 1e9
+    lib = tvm_compile(matmul_schedule(n, n, n, ti, tj, args.tk, not args.no_pack), target="llvm")
+    a = np.random.rand(n, n).astype("float32")
+    b = np.random.rand(n, n).astype("float32")
+    c = np.zeros((n, n), "float32")
+    flop = 2.0 * n ** 3
+    out["ours_mm"] = flop / _time(lambda: lib["main"](a, b, c)) / 1e9  # before any numpy BLAS
+    np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-2)
+    out["numpy_mm"] = flop / _time(lambda: np.matmul(a, b, out=c)) / 1e9
+    out["vec_fma"] = "<8 x float>" in lib.optimized_ir or "<16 x float>" in lib.optimized_ir
     print(json.dumps(out))
 
 

@@ -28,7 +28,7 @@ TEST(Codegen, ElementwiseAndReduce) {
   Map<String, PrimFunc> funcs;
   funcs.Set(String("rowsum"), f);
   IRModule mod = Global("ir.IRModule")(funcs).cast<IRModule>();
-  std::string ll = Global("codegen.LLVMText")(mod, "x86_64-unknown-linux-gnu").cast<std::string>();
+  std::string ll = Global("codegen.LLVMText")(mod, "x86_64-unknown-linux-gnu", "").cast<std::string>();
   EXPECT_NE(ll.find("define i32 @__tvm_ffi_rowsum(ptr %self, ptr %args, i32 %num_args, ptr %result)"),
             std::string::npos);
   EXPECT_NE(ll.find("rowsum: expected 2 arguments"), std::string::npos);

@@ -217,3 +217,40 @@ def test_cross_compile_object_for_aarch64():
     assert int.from_bytes(obj[18:20], "little") == 183  # e_machine: EM_AARCH64
     with pytest.raises(RuntimeError, match="cannot run on this host"):
         lib["ew"]
+
+
+def _axpy(n=64):
+    x = te.placeholder((n,), "float32", "x")
+    y = te.placeholder((n,), "float32", "y")
+    z = te.compute((n,), lambda i: x[i] * 3.0 + y[i], name="z")
+    return te.create_prim_func([x, y, z], "axpy")
+
+
+def test_fast_math_is_off_by_default_and_contract_fuses_into_fma(tmp_path):
+    plain = tvm_compile(_axpy(), target="llvm")
+    assert " contract " not in plain.llvm_ir and "fmul float" in plain.llvm_ir
+    fused = tvm_compile(_axpy(), target="llvm -fast-math-contract")
+    assert "fmul contract float" in fused.llvm_ir and "fadd contract float" in fused.llvm_ir
+    x, y = np.random.rand(64).astype("float32"), np.random.rand(64).astype("float32")
+    for lib in (plain, fused):
+        z = np.zeros(64, "float32")
+        lib["axpy"](x, y, z)
+        np.testing.assert_allclose(z, x * 3 + y, rtol=1e-6)
+    from llvmlite import binding as llvm
+
+    if "+fma" in llvm.get_host_cpu_features().flatten():  # the machine code really fuses
+        def disasm(lib):
+            obj = tmp_path / "k.o"
+            obj.write_bytes(lib.object)
+            return subprocess.run(["objdump", "-d", str(obj)], capture_output=True, text=True,
+                                  check=True).stdout
+        assert "vfmadd" in disasm(fused) and "vfmadd" not in disasm(plain)
+    everything = tvm_compile(_axpy(), target="llvm -fast-math")
+    assert "fmul fast float" in everything.llvm_ir
+
+
+@pytest.mark.parametrize("target,match", [("llvm -fast-math-bogus", "not an LLVM fast-math flag"),
+                                          ("llvm -fast-math-contract=maybe", "expected a boolean")])
+def test_bad_fast_math_options_are_clear_errors(target, match):
+    with pytest.raises(ValueError, match=match):
+        tvm_compile(_axpy(), target=target)

@@ -11,8 +11,10 @@
 #include <tvm/ir/reflection.h>
 #include <tvm/tir/ir.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <unordered_map>
@@ -72,6 +74,9 @@ std::string Escape(const std::string& s) {
 
 class CodeGen {
  public:
+  /*! \brief LLVM fast-math flags put on every floating-point add/sub/mul/div/rem, with a
+   * leading space (e.g. " contract"); empty by default: IEEE semantics, no FMA contraction. */
+  std::string fast_math_;
   std::ostringstream globals_;
   std::ostringstream decls_;
   std::map<std::string, std::string> declared_;
@@ -672,7 +677,8 @@ class CodeGen {
 
   Val Arith(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t) {
     Val x = Expr(a), y = Expr(b);
-    const char* op = IsFloat(x.t) ? fop : (IsUInt(x.t) || IsBool(x.t) ? uop : iop);
+    if (IsFloat(x.t)) return Emit(std::string(fop) + fast_math_ + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
+    const char* op = IsUInt(x.t) || IsBool(x.t) ? uop : iop;
     return Emit(std::string(op) + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
   }
 
@@ -890,8 +896,25 @@ class CodeGen {
 
 }  // namespace
 
-std::string CodegenLLVMText(const IRModule& mod, const std::string& triple) {
+/*! \brief " flag1 flag2" from "flag1,flag2" after checking each is an LLVM fast-math flag. */
+std::string FastMathFlags(const std::string& list) {
+  static const char* const kFlags[] = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"};
+  std::string out;
+  std::istringstream is(list);
+  for (std::string flag; std::getline(is, flag, ',');) {
+    if (flag.empty()) continue;
+    if (std::find(std::begin(kFlags), std::end(kFlags), flag) == std::end(kFlags)) {
+      TVM_FFI_THROW(ValueError) << "codegen: '" << flag << "' is not an LLVM fast-math flag "
+                                << "(fast, nnan, ninf, nsz, arcp, contract, afn, reassoc)";
+    }
+    out += " " + flag;
+  }
+  return out;
+}
+
+std::string CodegenLLVMText(const IRModule& mod, const std::string& triple, const std::string& fast_math) {
   CodeGen cg;
+  cg.fast_math_ = FastMathFlags(fast_math);
   for (const auto& kv : mod->functions) {
     PrimFunc f = kv.second;
     cg.AddFunction(f, f.GlobalSymbol(std::string(kv.first)));
@@ -900,8 +923,8 @@ std::string CodegenLLVMText(const IRModule& mod, const std::string& triple) {
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
-  RegisterCompilerGlobal("codegen.LLVMText", [](IRModule mod, std::string triple) {
-    return CodegenLLVMText(mod, triple);
+  RegisterCompilerGlobal("codegen.LLVMText", [](IRModule mod, std::string triple, std::string fast_math) {
+    return CodegenLLVMText(mod, triple, fast_math);
   });
 }
 

@@ -82,7 +82,7 @@ def lower_to_llvm_ir(func_or_mod, target=None):
     """LLVM IR text (before optimisation) of `func_or_mod`."""
     mod = _as_module(func_or_mod)
     target = Target(target or "llvm")
-    return _api("codegen.LLVMText")(mod, target.mtriple)
+    return _api("codegen.LLVMText")(mod, target.mtriple, target.fast_math_flags)
 
 
 def _lib_dirs():
@@ -106,7 +106,8 @@ class Executable:
         llvm = _llvm()
         self.target = target
         self.ir_module = mod
-        self.llvm_ir = _api("codegen.LLVMText")(mod, target.mtriple or llvm.get_process_triple())
+        self.llvm_ir = _api("codegen.LLVMText")(mod, target.mtriple or llvm.get_process_triple(),
+                                                target.fast_math_flags)
         self._tm = _target_machine(target, llvm)
         llmod = llvm.parse_assembly(self.llvm_ir)
         llmod.triple = target.mtriple or llvm.get_process_triple()
