@@ -157,22 +157,31 @@ Array<Any> Fuse(const PrimFunc& f, const Var& outer_v, const Var& inner_v) {
   return Array<Any>{out, Array<Var>{fused}};
 }
 
+/*! \brief Sets `*used` when the walk meets Var `v` (stops descending once it has). */
+class VarFinder : public ExprMutator {
+ public:
+  VarFinder(const Object* v, bool* used) : v_(v), used_(used) {}
+  PrimExpr VisitExpr(const PrimExpr& x) override {
+    if (x.get() == v_) *used_ = true;
+    return *used_ ? x : MutateExprChildren(x);
+  }
+
+ private:
+  const Object* v_;
+  bool* used_;
+};
+
 /*! \brief True if expression `e` reads Var `v`. */
 bool ExprUsesVar(const PrimExpr& e, const Object* v) {
   bool used = false;
-  class Finder : public ExprMutator {
-   public:
-    Finder(const Object* v, bool* used) : v_(v), used_(used) {}
-    PrimExpr VisitExpr(const PrimExpr& x) override {
-      if (x.get() == v_) *used_ = true;
-      return *used_ ? x : MutateExprChildren(x);
-    }
+  VarFinder(v, &used).VisitExpr(e);
+  return used;
+}
 
-   private:
-    const Object* v_;
-    bool* used_;
-  } finder(v, &used);
-  finder.VisitExpr(e);
+/*! \brief True if statement `s` uses (reads) Var `v`. */
+bool UsesVar(const Stmt& s, const Object* v) {
+  bool used = false;
+  VarFinder(v, &used).VisitStmt(s);
   return used;
 }
 
@@ -641,23 +650,6 @@ PrimFunc ComputeAt(const PrimFunc& f, const std::string& name, const Var& loop) 
 // decompose_reduction
 // ------------------------------------------------------------------------------------------
 
-/*! \brief True if `s` uses (reads) Var `v`. */
-bool UsesVar(const Stmt& s, const Object* v) {
-  bool used = false;
-  class Finder : public ExprMutator {
-   public:
-    Finder(const Object* v, bool* used) : v_(v), used_(used) {}
-    PrimExpr VisitExpr(const PrimExpr& e) override {
-      if (e.get() == v_) *used_ = true;
-      return MutateExprChildren(e);
-    }
-   private:
-    const Object* v_;
-    bool* used_;
-  } finder(v, &used);
-  finder.VisitStmt(s);
-  return used;
-}
 
 /*!
  * \brief Splits the subtree `s` (which holds the reduction of `buf`: a SeqStmt whose first
