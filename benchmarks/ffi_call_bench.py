@@ -4,8 +4,9 @@
     python3 benchmarks/ffi_call_bench.py [--ref-dir DIR] [--before DIR] [--number N]
                                          [--rounds R] [--json]
 
-Prints ns per call, in one run, for: a no-argument nop, 3 ints, a string, an already converted
-Tensor, a numpy array through DLPack, and C calling a Python function (0 and 3 int args).
+Prints ns per call, in one run, for: a no-argument nop, 3 ints, a string (the same one each
+time, and two in turn), an already converted Tensor, a numpy array through DLPack, and C
+calling a Python function (0 and 3 int args).
 The columns:
   ours   this repository's tvm_ffi package calling a module built against our headers;
   raw    ctypes calling a plain C function of the same arity (no argtypes), compiled here;
@@ -68,8 +69,8 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(call_repeat0, CallRepeat0);
 """
 
 TARGET = 2.5  # ours / raw, per case (issue acceptance)
-CASES = ["nop()", "nop(1, 2, 3)", "nop('hello')", "nop(tensor)", "nop(numpy via DLPack)",
-         "C->Python f()", "C->Python f(1, 2, 3)"]
+CASES = ["nop()", "nop(1, 2, 3)", "nop('hello')", "nop('hello'/'world')", "nop(tensor)",
+         "nop(numpy via DLPack)", "C->Python f()", "C->Python f(1, 2, 3)"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,6 +106,8 @@ def bench_ffi(tvm_ffi, module_path, number):
         "nop()": (lambda: nop(), 1),
         "nop(1, 2, 3)": (lambda: nop(1, 2, 3), 1),
         "nop('hello')": (lambda: nop("hello"), 1),
+        # Two strings in turn: defeats any one-entry cache of the last string passed.
+        "nop('hello'/'world')": (lambda: (nop("hello"), nop("world")), 2),
         "nop(tensor)": (lambda: nop(tensor), 1),
         "nop(numpy via DLPack)": (lambda: nop(arr), 1),
         "C->Python f()": (lambda: repeat0(f0, inner), inner),
@@ -134,6 +137,7 @@ def bench_raw(raw_path, number):
         "nop()": (lambda: nop(), 1),
         "nop(1, 2, 3)": (lambda: add3(1, 2, 3), 1),
         "nop('hello')": (lambda: str1(b"hello"), 1),
+        "nop('hello'/'world')": (lambda: (str1(b"hello"), str1(b"world")), 2),
         "nop(tensor)": (lambda: ptr1(vp), 1),
         "nop(numpy via DLPack)": (lambda: ptr1(arr.ctypes), 1),
         "C->Python f()": (lambda: repeat0(cb0, n), inner),

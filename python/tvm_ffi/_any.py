@@ -84,8 +84,11 @@ def set_float(fr, j, value):
 
 
 # Words of recently passed short strings: names and modes recur, and a dict hit is far cheaper
-# than encoding. Bounded: cleared when full.
+# than encoding. SMALL_STR_PAYLOAD holds the payload alone, for the strings whose type word
+# the call helpers can derive from it (no NUL byte: Function.__call__ passes a lone such
+# argument as its payload, see call_helpers.cc). Bounded: cleared when full.
 SMALL_STR_WORDS = {}
+SMALL_STR_PAYLOAD = {}
 _SMALL_STR_CACHE_MAX = 4096
 
 
@@ -96,7 +99,10 @@ def set_str(fr, j, value):
         if type(value) is str:
             if len(SMALL_STR_WORDS) >= _SMALL_STR_CACHE_MAX:
                 SMALL_STR_WORDS.clear()
+                SMALL_STR_PAYLOAD.clear()
             SMALL_STR_WORDS[value] = (fr.q[j], fr.q[j + 1])
+            if b"\0" not in data:
+                SMALL_STR_PAYLOAD[value] = fr.q[j + 1]
     else:
         _byte_array_call(fr, j, data, C.StringFromByteArray)
 
@@ -245,7 +251,8 @@ SETTER_RESOLVERS.append(_resolve_builtin_like)
 
 
 def pack_args(fr, args):
-    """Writes `args` into frame `fr` as AnyViews (slow path shared by callers)."""
+    """Writes `args` into frame `fr` as AnyViews (the general path of Function.__call__ and
+    the path of other callers)."""
     j = 4
     q = fr.q
     for a in args:
@@ -253,6 +260,12 @@ def pack_args(fr, args):
         if t is int and I64_MIN <= a <= I64_MAX:
             q[j] = 1
             q[j + 1] = a
+        elif t is str:
+            words = SMALL_STR_WORDS.get(a)  # (one lookup: another thread may clear it)
+            if words is None:
+                set_str(fr, j, a)
+            else:
+                q[j], q[j + 1] = words
         else:
             (SETTERS.get(t) or setter_for(t))(fr, j, a)
         j += 2

@@ -178,7 +178,7 @@ OBJ_CELL = 24  # first byte after the TVMFFIObject header
 # ---- call helpers (ffi/src/python_support/call_helpers.cc) ------------------------------------
 # Internal helpers of libtvm_ffi for this package; their addresses come from the global
 # `ffi.PythonCallHelpers` (an OpaquePtr to this table). See _frame.py for how they are used.
-CALL_HELPERS_VERSION = 1
+CALL_HELPERS_VERSION = 2  # 2: void callbacks, W_STR, ffi.PythonCallSlots
 FRAME_ARGS = 16  # arguments per call frame (kMaxArgs)
 # int64 word offsets in a CallFrame: [0, 1] result, [2, 3] scratch, [4, 36) arguments, then:
 W_FUNC = 4 + 2 * FRAME_ARGS  # the Function handle to call
@@ -260,13 +260,13 @@ ImportCapsule = NoArgTypesFuncKeepGIL(CALL_HELPERS.import_capsule)
 
 # C -> Python callback prototypes of PyCallbackSafeCall (call_helpers.cc): the callback frame
 # index first, then the Function's `self` (the address of a Python object: ctypes passes the
-# object itself), then Int arguments by value.
+# object itself), then Int arguments by value. They return nothing (see function.py).
 _pyobj = ctypes.py_object
-CB_FRAME = CFUNCTYPE(c_int, c_int32)
-CB_ARGS0 = CFUNCTYPE(c_int, c_int32, _pyobj)
-CB_INTS1 = CFUNCTYPE(c_int, c_int32, _pyobj, c_int64)
-CB_INTS2 = CFUNCTYPE(c_int, c_int32, _pyobj, c_int64, c_int64)
-CB_INTS3 = CFUNCTYPE(c_int, c_int32, _pyobj, c_int64, c_int64, c_int64)
+CB_FRAME = CFUNCTYPE(None, c_int32)
+CB_ARGS0 = CFUNCTYPE(None, c_int32, _pyobj)
+CB_INTS1 = CFUNCTYPE(None, c_int32, _pyobj, c_int64)
+CB_INTS2 = CFUNCTYPE(None, c_int32, _pyobj, c_int64, c_int64)
+CB_INTS3 = CFUNCTYPE(None, c_int32, _pyobj, c_int64, c_int64, c_int64)
 
 # ---- callback prototypes ---------------------------------------------------------------------
 # The safe_call itself (the trampoline's fallback): `self` arrives as an int; args and result

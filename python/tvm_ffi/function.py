@@ -1,18 +1,18 @@
 """Function: calling FFI functions from Python, and Python callables as FFI functions.
 
-The call path (`Function.__call__`) is written for speed: a pooled frame (see _frame.py),
-inline conversion of the commonest argument kinds, one ctypes call of the frame's own
-zero-argument C entry point (call_helpers.cc), which calls the function and drops the
-frame's owned temporaries, and inline conversion of the commonest results. Everything else
-goes through `_any`.
+The call path (`Function.__call__`, made by `_make_call`) is written for speed: a pooled
+frame (see _frame.py), inline conversion of the commonest argument kinds, one ctypes call of
+one of the frame's own zero-argument C entry points (call_helpers.cc), which calls the
+function and drops the frame's owned temporaries, and inline conversion of the commonest
+results. Everything else goes through `_any`.
 
 Python callables become Functions through TVMFFIFunctionCreate with the library's callback
 trampoline (PyCallbackSafeCall in call_helpers.cc) and `self` = a key into `_CALLBACKS`. The
 trampoline calls one of the ctypes callbacks below with a callback frame index, the callable's
 cell and plain ints: `_cb_args0` (no arguments), `_cb_ints1..3` (one to three Ints, by value)
 or `_cb_frame` (anything else, the argument views copied into the callback frame); results go
-to that callback frame. When no callback frame is free it falls back to `_py_safe_call`, the
-four-argument safe_call.
+to that callback frame, failures set a flag word in it. When no callback frame is free it
+falls back to `_py_safe_call`, the four-argument safe_call.
 ctypes callbacks take the GIL themselves, so C may call them from any thread.
 """
 
@@ -26,6 +26,7 @@ from .object import Object, register_object
 _POOL = _frame.POOL
 _Frame = _frame.Frame
 _SETTERS = _any.SETTERS
+_SETTERS_GET = _SETTERS.get
 _setter_for = _any.setter_for
 _OBJECT_MAKERS = _any.OBJECT_MAKERS
 _MAKE_OBJECT = _any.MAKE_OBJECT
@@ -33,131 +34,155 @@ _value_from_words = _any.value_from_words
 _raise_last_error = _frame.raise_last_error
 _I64_MIN = _any.I64_MIN
 _I64_MAX = _any.I64_MAX
-_SMALL_STR_GET = _any.SMALL_STR_WORDS.get
+_SMALL_STR_PAYLOAD_GET = _any.SMALL_STR_PAYLOAD.get
 _set_object = _any.set_object
 _set_bigint = _any.set_bigint
 _set_str = _any.set_str
 _pack_args = _any.pack_args
 _CAP = _frame.DEFAULT_FRAME_ARGS
 _c_void_p = ctypes.c_void_p
-# __call__ writes these frame words as literals (36, 37): a constant is cheaper than a global.
-assert (_frame.W_FUNC, _frame.W_NARGS) == (36, 37)
+# __call__ writes these frame words as literals (36, 37, 39): a constant is cheaper than a global.
+assert (_frame.W_FUNC, _frame.W_NARGS, _frame.W_STR) == (36, 37, 39)
+
+
+# The default of __call__'s positional parameters: "no argument here". Private: a caller
+# passing it would pass nothing.
+_NO_ARG = object()
 
 
 def _make_call(keep_gil):
-    """Function.__call__, keeping the GIL during the C call or not (`keep_gil` is a constant
-    of the closure: reading a flag from `self` would cost an attribute lookup per call, and
-    Object's __getattr__ makes those slow)."""
+    """Function.__call__, for frames that release the GIL during the C call or keep it.
 
-    def __call__(self, *args):
-        # Hot path; see the module docstring, and _frame.py for the frames' idle state.
+    Why it looks like this: on this path every bytecode costs several nanoseconds and every
+    memoryview store tens (a raw ctypes call of a C nop costs ~150 ns), so
+      - the arity comes from three positional-only parameters defaulting to _NO_ARG, not from
+        `*args` (no tuple, no len(), and the branch for 0-3 arguments is a few identity
+        tests); calls with more arguments collect them again;
+      - one, two and three arguments use the frame's fixed-arity entry points (call1..call3),
+        which leave W_NARGS alone; other counts write it and use call(); a lone short str or
+        object argument has entry points of its own (call1s, call1o) that imply its type
+        word, so only its payload is written;
+      - state lives in closure cells (the pool's bound pop/append), not in globals or on
+        `self`; whether the GIL is kept is the choice of pool (each frame's entry points
+        either release it or not), so nothing is tested per call;
+      - Object has no __getattr__, so `self._h` and `a._h` are specialised slot reads;
+      - two one-entry caches per frame skip stores: the handle store when the frame already
+        holds this handle (Frame.fh), and a lone short str's payload store when the frame's
+        W_STR word holds that very string's payload (Frame.s0; a literal passed in a loop).
+    """
+    pool = _frame.POOL_KEEP_GIL if keep_gil else _POOL
+    pop = pool.pop
+    push = pool.append
+    no_arg = _NO_ARG
+
+    def new_frame():
+        return _Frame(keep_gil=keep_gil)
+
+    def __call__(self, a=no_arg, b=no_arg, c=no_arg, /, *rest):
+        # Hot path; see above and the module docstring, and _frame.py for the idle state.
         try:
-            fr = _POOL.pop()
-        except IndexError:
-            fr = _Frame()
-        q = fr.q
-        q[36] = self._h  # W_FUNC
-        if args:
-            n = len(args)
-            if n > _CAP:
-                _POOL.append(fr)
-                return _call_large(self, args, keep_gil)
+            fr = pop()
+        except IndexError:  # every frame in use (deep nesting, many threads): one more
+            fr = new_frame()
+        if fr.fh is not self._h:  # the frame holds another function's handle (Frame.fh)
+            h = self._h
+            fr.q[36] = h  # W_FUNC; a released wrapper writes 0, which the C call rejects
+            fr.fh = h
+        if a is no_arg:
+            call = fr.call  # (`call = fr.call; call()`: LOAD_ATTR specialises, LOAD_METHOD not)
+        else:
             try:
-                if n == 1:  # the loop's body below, unrolled: the commonest call
-                    a = args[0]
+                if b is no_arg:  # one argument: the commonest call, its kinds inline
                     t = type(a)
                     if t is int:
                         try:
-                            q[5] = a  # the type word is already Int (idle state)
+                            fr.q[5] = a  # the type word is already Int (idle state)
                         except ValueError:  # beyond int64: a BigInt object
                             _set_bigint(fr, 4, a)
+                        call = fr.call1
                     elif t is str:
-                        words = _SMALL_STR_GET(a)
-                        if words is None:
-                            _set_str(fr, 4, a)
+                        if fr.s0 is a:  # word W_STR holds its payload already
+                            call = fr.call1s
                         else:
-                            q[4], q[5] = words
-                    elif t is float:
-                        q[4] = 3
-                        fr.d[5] = a
+                            payload = _SMALL_STR_PAYLOAD_GET(a)
+                            if payload is not None:
+                                fr.q[39] = payload  # W_STR; the type word is derived in C
+                                fr.s0 = a
+                                call = fr.call1s
+                            else:
+                                _set_str(fr, 4, a)
+                                call = fr.call1
                     else:
-                        setter = _SETTERS.get(t) or _setter_for(t)
+                        setter = _SETTERS_GET(t) or _setter_for(t)
                         if setter is _set_object:
                             h = a._h
                             if not h:
                                 raise ValueError("cannot pass a released %s" % t.__name__)
-                            q[4] = a._ti
-                            q[5] = h
+                            fr.q[5] = h
+                            call = fr.call1o  # the type index is read from the object in C
+                        elif t is float:
+                            fr.q[4] = 3
+                            fr.d[5] = a
+                            call = fr.call1
                         else:  # temporaries made here are owned (and dropped) by the frame
                             setter(fr, 4, a)
-                # Two or three Ints, unrolled (Ints beyond int64 make a store raise).
-                elif n == 2 and type(args[0]) is int and type(args[1]) is int:
-                    try:
-                        q[5], q[7] = args
-                    except ValueError:
-                        _pack_args(fr, args)
-                elif n == 3 and type(args[0]) is int and type(args[1]) is int and \
-                        type(args[2]) is int:
-                    try:
-                        q[5], q[7], q[9] = args
-                    except ValueError:
-                        _pack_args(fr, args)
+                            call = fr.call1
+                elif c is no_arg:  # two: Ints inline (beyond int64, a store raises)
+                    if type(a) is int and type(b) is int:
+                        q = fr.q
+                        try:
+                            q[5] = a
+                            q[7] = b
+                        except ValueError:
+                            _pack_args(fr, (a, b))
+                    else:
+                        _pack_args(fr, (a, b))
+                    call = fr.call2
+                elif not rest:  # three: likewise
+                    if type(a) is int and type(b) is int and type(c) is int:
+                        q = fr.q
+                        try:
+                            q[5] = a
+                            q[7] = b
+                            q[9] = c
+                        except ValueError:
+                            _pack_args(fr, (a, b, c))
+                    else:
+                        _pack_args(fr, (a, b, c))
+                    call = fr.call3
                 else:
-                    j = 5  # the payload word of argument 0
-                    for a in args:
-                        t = type(a)
-                        if t is int:
-                            try:
-                                q[j] = a  # the type word is already Int (idle state)
-                            except ValueError:  # beyond int64: a BigInt object
-                                _set_bigint(fr, j - 1, a)
-                        elif t is str:
-                            words = _SMALL_STR_GET(a)
-                            if words is None:
-                                _set_str(fr, j - 1, a)
-                            else:
-                                q[j - 1], q[j] = words
-                        elif t is float:
-                            q[j - 1] = 3
-                            fr.d[j] = a
-                        else:
-                            setter = _SETTERS.get(t) or _setter_for(t)
-                            if setter is _set_object:
-                                h = a._h
-                                if not h:
-                                    raise ValueError("cannot pass a released %s" % t.__name__)
-                                q[j - 1] = a._ti
-                                q[j] = h
-                            else:  # temporaries made here are owned (dropped) by the frame
-                                setter(fr, j - 1, a)
-                        j += 2
+                    args = (a, b, c) + rest
+                    n = len(args)
+                    if n > _CAP:
+                        push(fr)
+                        return _call_large(self, args, keep_gil)
+                    _pack_args(fr, args)
+                    fr.q[37] = n  # W_NARGS
+                    call = fr.call
             except BaseException:
                 _frame.reset_frame(fr)
                 raise
-            q[37] = n  # W_NARGS
         # The call restores the idle state, drops the references the frame owns, and returns
         # the result's type index (-1: failed).
-        if keep_gil:
-            rc = fr.call_keep_gil()
-        else:
-            rc = fr.call()
-        if rc == 0:  # None
-            _POOL.append(fr)
+        rc = call()
+        if not rc:  # None (0)
+            push(fr)
             return None
+        q = fr.q
         if rc == 1:  # Int
             w1 = q[1]
-            _POOL.append(fr)
+            push(fr)
             return w1
         if rc == 3:  # Float
             w1 = fr.d[1]
-            _POOL.append(fr)
+            push(fr)
             return w1
         if rc < 0:
             _frame.put_frame(fr)
             raise error_from_raised()
         w0 = q[0]
         w1 = q[1]
-        _POOL.append(fr)
+        push(fr)
         if rc >= 64:  # objects
             maker = _OBJECT_MAKERS.get(rc)
             if maker is None:
@@ -285,14 +310,19 @@ def _owned_words(rv):
 
 
 # ---- the trampoline's callbacks (see call_helpers.cc, PyCallbackSafeCall) -------------------
-# Each returns 0, or -1 with the error raised. A result other than None is written to the
-# callback frame, payload first (C takes a tagged result as a whole one); Ints inline.
+# Each returns nothing: a ctypes callback that converts a return value costs ~25 ns more, an
+# eighth of the whole callback. A failed one sets word 3 of its callback frame to -1 (before
+# raising the error: should that fail too, C still sees the failure). A result other than
+# None is written to the callback frame, payload first (C takes a tagged result as a whole
+# one); Ints inline.
+_CB_FRAME, _CB_ARGS0, _CB_INTS1, _CB_INTS2, _CB_INTS3 = (
+    C.CB_FRAME, C.CB_ARGS0, C.CB_INTS1, C.CB_INTS2, C.CB_INTS3)
 _CB_Q = []  # int64 views of the callback frames, by index
 _CB_D = []  # double views
 for _i in range(C.CALL_HELPERS.num_callback_frames):
     _mem = (ctypes.c_int64 * C.CB_FRAME_WORDS).from_address(
         C.CALL_HELPERS.callback_frames + 8 * C.CB_FRAME_WORDS * _i)
-    _CB_Q.append(memoryview(_mem).cast("B").cast("q"))
+    _CB_Q.append(memoryview(_mem).cast("B").cast(_frame.WORD_FORMAT))
     _CB_D.append(memoryview(_mem).cast("B").cast("d"))
 
 
@@ -304,72 +334,69 @@ def _cb_result(slot, rv):
     q[0] = w0
 
 
+def _cb_failed(slot, exc):
+    _CB_Q[slot][3] = -1
+    set_raised_from_exception(exc)
+
+
 def _cb_args0(slot, cell):
     try:
         rv = cell[0]()
         if rv is None:
-            return 0
+            return
         if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
             q = _CB_Q[slot]
             q[1] = rv
             q[0] = 1
-            return 0
+            return
         _cb_result(slot, rv)
-        return 0
     except BaseException as exc:  # noqa: BLE001 - everything must be reported to C
-        set_raised_from_exception(exc)
-        return -1
+        _cb_failed(slot, exc)
 
 
 def _cb_ints1(slot, cell, a):
     try:
         rv = cell[0](a)
         if rv is None:
-            return 0
+            return
         if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
             q = _CB_Q[slot]
             q[1] = rv
             q[0] = 1
-            return 0
+            return
         _cb_result(slot, rv)
-        return 0
     except BaseException as exc:  # noqa: BLE001
-        set_raised_from_exception(exc)
-        return -1
+        _cb_failed(slot, exc)
 
 
 def _cb_ints2(slot, cell, a, b):
     try:
         rv = cell[0](a, b)
         if rv is None:
-            return 0
+            return
         if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
             q = _CB_Q[slot]
             q[1] = rv
             q[0] = 1
-            return 0
+            return
         _cb_result(slot, rv)
-        return 0
     except BaseException as exc:  # noqa: BLE001
-        set_raised_from_exception(exc)
-        return -1
+        _cb_failed(slot, exc)
 
 
 def _cb_ints3(slot, cell, a, b, c):
     try:
         rv = cell[0](a, b, c)
         if rv is None:
-            return 0
+            return
         if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
             q = _CB_Q[slot]
             q[1] = rv
             q[0] = 1
-            return 0
+            return
         _cb_result(slot, rv)
-        return 0
     except BaseException as exc:  # noqa: BLE001
-        set_raised_from_exception(exc)
-        return -1
+        _cb_failed(slot, exc)
 
 
 def _cb_frame(slot):
@@ -387,16 +414,14 @@ def _cb_frame(slot):
                 vals.append(_value_from_view(w0, q[j + 1]))
         rv = func(*vals)
         if rv is None:
-            return 0
+            return
         if type(rv) is int and _I64_MIN <= rv <= _I64_MAX:
             q[1] = rv
             q[0] = 1
-            return 0
+            return
         _cb_result(slot, rv)
-        return 0
     except BaseException as exc:  # noqa: BLE001
-        set_raised_from_exception(exc)
-        return -1
+        _cb_failed(slot, exc)
 
 
 _ALL_INTS = [[1] * n for n in range(16)]  # type tags of all-int argument lists
@@ -447,8 +472,8 @@ def _addr(cfunc):
 
 # The ctypes callbacks live as long as the module (C keeps their addresses).
 _trampoline = C.SAFE_CALL(_py_safe_call)
-_CB_KEEP = (C.CB_FRAME(_cb_frame), C.CB_ARGS0(_cb_args0), C.CB_INTS1(_cb_ints1),
-            C.CB_INTS2(_cb_ints2), C.CB_INTS3(_cb_ints3))
+_CB_KEEP = (_CB_FRAME(_cb_frame), _CB_ARGS0(_cb_args0), _CB_INTS1(_cb_ints1),
+            _CB_INTS2(_cb_ints2), _CB_INTS3(_cb_ints3))
 
 
 @C.FUNC_DELETER

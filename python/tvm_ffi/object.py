@@ -123,6 +123,12 @@ class Object:
 
     `_h` is the handle (an int; 0 once released or moved) and `_ti` its type index. Wrappers
     compare equal when they hold the same handle.
+
+    There is deliberately no `__getattr__` here: a class with one (anywhere in its MRO) gets
+    CPython's slow attribute path for every read, `self._h` in `Function.__call__` included
+    (~25 ns each, unspecialisable). Reflected fields of an unregistered subtype, which its
+    class (an ancestor's) lacks, are reached through `_field_getattr`, installed only on the
+    classes that need it (see `class_for_index`).
     """
 
     __slots__ = ("_h", "_ti", "__weakref__")
@@ -199,19 +205,20 @@ class Object:
     def __repr__(self):
         return "%s(type_key=%r, handle=0x%x)" % (type(self).__name__, self.__tvm_ffi_type_key__, self._h)
 
-    def __getattr__(self, name):
-        # Only reached for names not found normally: reflected fields of types whose class
-        # (an ancestor's) does not carry them as properties.
-        if name.startswith("__") or name in ("_h", "_ti"):
-            raise AttributeError(name)
-        field = _find_field(self._ti, name)
-        if field is None:
-            raise AttributeError("%s (type %s) has no attribute %r"
-                                 % (type(self).__name__, self.__tvm_ffi_type_key__, name))
-        return read_field(self, field)
-
     def __reduce__(self):
         raise TypeError("FFI objects of type %s cannot be pickled" % self.__tvm_ffi_type_key__)
+
+
+def _field_getattr(self, name):
+    """`__getattr__` of the classes that stand in for unregistered subtypes with fields of
+    their own: only reached for names not found normally."""
+    if name.startswith("__") or name in ("_h", "_ti"):
+        raise AttributeError(name)
+    field = _find_field(self._ti, name)
+    if field is None:
+        raise AttributeError("%s (type %s) has no attribute %r"
+                             % (type(self).__name__, self.__tvm_ffi_type_key__, name))
+    return read_field(self, field)
 
 
 def testing_use_count(obj):
@@ -284,19 +291,57 @@ _CLS_BY_INDEX = dict(_REGISTERED)  # the above plus resolved fallbacks (a cache)
 
 
 def class_for_index(tindex):
-    """The registered class of `tindex` or of its nearest registered ancestor (cached)."""
+    """The registered class of `tindex` or of its nearest registered ancestor (cached).
+
+    When `tindex` (or an unregistered type between it and that ancestor) has reflected fields
+    the class does not carry, the class gets `_field_getattr` as its `__getattr__`, which
+    finds them by the instance's own type index. Object itself never gets it (every class
+    would inherit the slow attribute path): those instances get `_ObjectWithFields` instead.
+    """
     cls = _CLS_BY_INDEX.get(tindex)
     if cls is None:
         cls = Object
         info = type_info(tindex)
+        between = [tindex]  # unregistered types from tindex up to the registered ancestor
         if info is not None:
             for anc in reversed(info.type_ancestors):
                 found = _REGISTERED.get(anc)
                 if found is not None:
                     cls = found
                     break
+                between.append(anc)
+        if _lacks_fields(cls, between):
+            if cls is Object:
+                cls = _ObjectWithFields
+            elif "__getattr__" not in vars(cls):
+                cls.__getattr__ = _field_getattr
         _CLS_BY_INDEX[tindex] = cls
     return cls
+
+
+def _lacks_fields(cls, tindices):
+    """Whether the types `tindices` have a reflected field that `cls` has no attribute for."""
+    if getattr(cls, "__getattr__", None) is not None:
+        return False  # it has a fallback already (ours, or the class's own)
+    for t in tindices:
+        info = type_info(t)
+        if info is None:
+            continue
+        for f in info.fields:
+            if f.name and not hasattr(cls, f.name):
+                return True
+    return False
+
+
+class _ObjectWithFields(Object):
+    """The class of unregistered objects with no registered ancestor but Object that have
+    reflected fields: Object plus the field fallback (named Object: it stands in for it)."""
+
+    __slots__ = ()
+    __getattr__ = _field_getattr
+
+
+_ObjectWithFields.__name__ = _ObjectWithFields.__qualname__ = "Object"
 
 
 def make_object(h, tindex, bare=False, borrowed=False):

@@ -16,7 +16,10 @@
  *    all in use: nested calls, many threads) go through CallFrameAt(frame), one pointer.
  *    Every call restores the frame's idle state: num_args 0 and every argument's type word
  *    Int, so a call writes neither for zero arguments nor the type of an Int argument (each
- *    memoryview store costs Python tens of nanoseconds).
+ *    memoryview store costs Python tens of nanoseconds). Each static frame also has entry
+ *    points for one, two and three arguments, and for one short string or one object
+ *    argument (global `ffi.PythonCallSlots`), so the commonest calls write neither num_args
+ *    nor a type word.
  *  - Owned temporaries. Bit i of `owned` means args[i] holds a reference that the frame owns (a
  *    tensor imported from DLPack, a String made for a long str); the call drops it afterwards,
  *    which saves Python a wrapper object and a DecRef call per temporary.
@@ -49,7 +52,7 @@ namespace ffi {
 namespace {
 
 /*! \brief Layout version of PythonCallHelperTable and the frames; the Python side checks it. */
-constexpr int64_t kTableVersion = 1;
+constexpr int64_t kTableVersion = 2;  // 2: void callbacks, W_STR, ffi.PythonCallSlots
 constexpr int kMaxArgs = 16;
 constexpr int kNumCallFrames = 64;
 constexpr int kNumCallbackFrames = 64;  // one bit each in g_free_callback_frames
@@ -63,7 +66,7 @@ struct CallFrame {
   TVMFFIObjectHandle func;   // 36
   int64_t num_args;          // 37: idle value 0, restored by every call
   uint64_t owned;            // 38: bit i: args[i] holds a reference the call drops
-  int64_t reserved;          // 39: keeps the size a multiple of 16
+  int64_t str_payload;       // 39: a SmallStr payload for the SmallStrArg entry points
 };
 static_assert(sizeof(CallFrame) == 40 * 8, "the Python side hard-codes the word offsets");
 
@@ -71,24 +74,29 @@ static_assert(sizeof(CallFrame) == 40 * 8, "the Python side hard-codes the word 
 struct CallbackFrame {
   TVMFFIAny result;          // 0-1: None, or the owned result Python wrote
   int64_t key;               // 2: the Function's `self` (Python's key of the callable)
-  int64_t num_args;          // 3
+  int64_t num_args;          // 3: in: the number of arguments; out: -1 when Python failed
   TVMFFIAny args[kMaxArgs];  // 4-35: copies of the argument views (frame-path calls only)
 };
 static_assert(sizeof(CallbackFrame) == 36 * 8, "the Python side hard-codes the word offsets");
 
-/*! \brief The Python side's ctypes callbacks. Each returns 0, or -1 with the error raised. */
+/*!
+ * \brief The Python side's ctypes callbacks. `generic` returns 0, or -1 with the error raised;
+ * the others return nothing (a ctypes callback converting its return value costs a tenth of
+ * the whole callback) and report a failure by setting the callback frame's num_args to -1,
+ * with the error raised.
+ */
 struct PythonCallbacks {
   // The original safe_call: (key, args, num_args, result); used when no frame is free.
   TVMFFISafeCallType generic;
   // (frame index): key, num_args and args in the callback frame.
-  int (*frame)(int32_t slot);
+  void (*frame)(int32_t slot);
   // No arguments: (frame index, key). The key is the address of a Python object that the
   // Python side keeps alive as long as the Function (ctypes hands it over as the object).
-  int (*args0)(int32_t slot, void* key);
+  void (*args0)(int32_t slot, void* key);
   // One to three Int arguments, by value.
-  int (*ints1)(int32_t slot, void* key, int64_t a);
-  int (*ints2)(int32_t slot, void* key, int64_t a, int64_t b);
-  int (*ints3)(int32_t slot, void* key, int64_t a, int64_t b, int64_t c);
+  void (*ints1)(int32_t slot, void* key, int64_t a);
+  void (*ints2)(int32_t slot, void* key, int64_t a, int64_t b);
+  void (*ints3)(int32_t slot, void* key, int64_t a, int64_t b, int64_t c);
 };
 
 /*! \brief A zero-argument entry point bound to one static call frame. */
@@ -149,13 +157,22 @@ int ResetFrame(CallFrame* frame) {
 }
 
 /*!
- * \brief Calls frame->func with the frame's arguments and restores the frame's idle state
- * (num_args 0, arguments reset). Goes through TVMFFIFunctionCall (not straight to
- * safe_call) to keep its checks and its frame, where backtraces stop.
+ * \brief Calls frame->func with the first `num_args` arguments of the frame and restores the
+ * arguments' idle state. Goes through TVMFFIFunctionCall (not straight to safe_call) to keep
+ * its checks and its frame, where backtraces stop.
  * \return -1 on failure (error raised), else the result's type index (>= 0), which saves the
  *   Python side reading it for the common kinds.
  */
-int CallFrameAt(CallFrame* frame) {
+inline int CallFrameWith(CallFrame* frame, int32_t num_args) {
+  ClearAny(&frame->result);  // the callee's contract: result pre-initialised to None
+  int ret = TVMFFIFunctionCall(frame->func, frame->args, num_args, &frame->result);
+  ResetArgs(frame, num_args);
+  return ret != 0 ? -1 : frame->result.type_index;
+}
+
+/*! \brief CallFrameWith(frame, frame->num_args), restoring num_args to 0 (its idle value).
+ *  Not inlined: the 64 zero-argument entry points are one tail call each. */
+__attribute__((noinline)) int CallFrameAt(CallFrame* frame) {
   int32_t num_args = static_cast<int32_t>(frame->num_args);
   frame->num_args = 0;
   if (num_args < 0 || num_args > kMaxArgs) {
@@ -163,10 +180,7 @@ int CallFrameAt(CallFrame* frame) {
     TVMFFIErrorSetRaisedFromCStr("ValueError", "call frame: bad number of arguments");
     return -1;
   }
-  ClearAny(&frame->result);  // the callee's contract: result pre-initialised to None
-  int ret = TVMFFIFunctionCall(frame->func, frame->args, num_args, &frame->result);
-  ResetArgs(frame, num_args);
-  return ret != 0 ? -1 : frame->result.type_index;
+  return CallFrameWith(frame, num_args);
 }
 
 template <size_t I>
@@ -182,6 +196,94 @@ struct CallSlotTable {
 template <size_t... I>
 constexpr const SlotFn* CallSlots(std::index_sequence<I...>) {
   return CallSlotTable<I...>::kSlots;
+}
+
+/*
+ * Entry points that also fix the number of arguments (1 to kMaxFixedArity): a Python call
+ * with that many arguments then writes neither num_args nor, for Ints, any type word. Each
+ * memoryview store costs Python tens of nanoseconds, a fifth of a raw ctypes call, and so
+ * does each bytecode the Python side runs to decide what to store.
+ * num_args stays at its idle value 0 on this path.
+ *
+ * Two more take one argument whose type word Python did not write either, because the entry
+ * point implies it (the two commonest non-Int single arguments):
+ *  - SmallStrArg: args[0] is the SmallStr whose payload (at most 7 bytes, none of them NUL,
+ *    zero-padded) is in str_payload, a word nothing else writes: Python skips the store when
+ *    the word already holds the payload of the very string it passes (a literal in a loop).
+ *    The length is where the payload's high zero bytes start;
+ *  - ObjectArg: args[0] holds an object handle (non-NULL, checked by Python): the type index
+ *    is the object's own (its header).
+ * ResetArgs puts the type word back to Int after the call, as for any argument.
+ */
+constexpr int kMaxFixedArity = 3;
+
+enum class ArgKind { kPrepared, kSmallStr, kObject };
+
+// Shared by the entry points below, which stay one tail call each (there are hundreds).
+__attribute__((noinline)) int CallFrameOfKind(CallFrame* frame, int32_t num_args, ArgKind kind) {
+  if (kind == ArgKind::kSmallStr) {
+    uint64_t payload = static_cast<uint64_t>(frame->str_payload);
+    frame->args[0].v_int64 = frame->str_payload;
+    frame->args[0].type_index = kTVMFFISmallStr;
+    frame->args[0].zero_padding =
+        payload == 0 ? 0 : static_cast<uint32_t>((71 - __builtin_clzll(payload)) / 8);
+  } else if (kind == ArgKind::kObject) {
+    const TVMFFIObject* obj = static_cast<const TVMFFIObject*>(frame->args[0].v_obj);
+    if (obj == nullptr) {  // Python checks first; a NULL here must still not be read
+      ResetArgs(frame, num_args);
+      TVMFFIErrorSetRaisedFromCStr("ValueError", "call frame: NULL object argument");
+      return -1;
+    }
+    frame->args[0].type_index = obj->type_index;
+    frame->args[0].zero_padding = 0;
+  }
+  return CallFrameWith(frame, num_args);
+}
+
+template <size_t I, int N, ArgKind K>
+int CallSlotWith() {
+  return CallFrameOfKind(&g_call_frames[I], N, K);
+}
+
+template <int N, ArgKind K, size_t... I>
+struct CallSlotWithTable {
+  static constexpr SlotFn kSlots[] = {&CallSlotWith<I, N, K>...};
+};
+
+template <int N, ArgKind K = ArgKind::kPrepared, size_t... I>
+constexpr const SlotFn* CallSlotsWith(std::index_sequence<I...>) {
+  return CallSlotWithTable<N, K, I...>::kSlots;
+}
+
+/*!
+ * \brief What ffi.PythonCallSlots hands out (mirrored by python/tvm_ffi/_frame.py): more
+ * entry points of the static call frames. Stateless (the frames belong to whoever claimed the
+ * full PythonCallHelperTable; only that caller has a use for these).
+ */
+struct PythonCallSlotTable {
+  int64_t version;          // kSlotTableVersion
+  int64_t num_call_frames;  // kNumCallFrames
+  int64_t num_kinds;        // entries of `slots`
+  // slots[k][i]() calls call_frames[i]: k = 0, 1, 2: with k + 1 prepared arguments; k = 3:
+  // with one SmallStr argument (payload in str_payload); k = 4: with one object argument
+  // (handle only).
+  const SlotFn* slots[5];
+};
+
+constexpr int64_t kSlotTableVersion = 1;
+
+const PythonCallSlotTable* CallSlotTableWithArity() {
+  using Frames = std::make_index_sequence<kNumCallFrames>;
+  static const PythonCallSlotTable kTable = {
+      kSlotTableVersion,
+      kNumCallFrames,
+      5,
+      {CallSlotsWith<1>(Frames()), CallSlotsWith<2>(Frames()), CallSlotsWith<3>(Frames()),
+       CallSlotsWith<1, ArgKind::kSmallStr>(Frames()),
+       CallSlotsWith<1, ArgKind::kObject>(Frames())},
+  };
+  static_assert(kMaxFixedArity == 3, "the table lists arities 1 to 3");
+  return &kTable;
 }
 
 /*!
@@ -266,21 +368,21 @@ int PyCallbackSafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
   for (int32_t i = 0; i < num_args && all_ints; ++i) {
     all_ints = args[i].type_index == kTVMFFIInt;
   }
-  int ret;
+  frame->num_args = num_args;  // the failure flag, whichever callback runs
   if (num_args == 0) {
-    ret = g_python.args0(slot, key);
+    g_python.args0(slot, key);
   } else if (all_ints && num_args == 1) {
-    ret = g_python.ints1(slot, key, args[0].v_int64);
+    g_python.ints1(slot, key, args[0].v_int64);
   } else if (all_ints && num_args == 2) {
-    ret = g_python.ints2(slot, key, args[0].v_int64, args[1].v_int64);
+    g_python.ints2(slot, key, args[0].v_int64, args[1].v_int64);
   } else if (all_ints && num_args == 3) {
-    ret = g_python.ints3(slot, key, args[0].v_int64, args[1].v_int64, args[2].v_int64);
+    g_python.ints3(slot, key, args[0].v_int64, args[1].v_int64, args[2].v_int64);
   } else {
     frame->key = reinterpret_cast<int64_t>(key);
-    frame->num_args = num_args;
     std::memcpy(frame->args, args, sizeof(TVMFFIAny) * num_args);
-    ret = g_python.frame(slot);
+    g_python.frame(slot);
   }
+  int ret = frame->num_args < 0 ? -1 : 0;
   if (ret == 0) {
     *result = frame->result;
   } else if (frame->result.type_index >= kTVMFFIStaticObjectBegin) {
@@ -322,6 +424,10 @@ void* ClaimHelpers() {
 TVM_FFI_STATIC_INIT_BLOCK() {
   // Internal to python/tvm_ffi: see the top of this file. Returns an OpaquePtr.
   internal::RegisterBuiltin("ffi.PythonCallHelpers", []() { return ClaimHelpers(); });
+  // Internal to python/tvm_ffi: the fixed-arity entry points (PythonCallSlotTable).
+  internal::RegisterBuiltin("ffi.PythonCallSlots", []() {
+    return const_cast<void*>(static_cast<const void*>(CallSlotTableWithArity()));
+  });
 }
 
 }  // namespace ffi
