@@ -16,7 +16,8 @@ TEST(Codegen, ElementwiseAndReduce) {
     return Global("tir.IterVar")(v, IntImm(Int(32), 0), IntImm(Int(32), ext), kind).cast<IterVar>();
   };
   TETensor ta = Global("te.Tensor")(a, Array<IterVar>{}, PrimExpr(), Array<ObjectRef>{}).cast<TETensor>();
-  PrimExpr red = Global("tir.Reduce")("sum", MakeBufferLoad(a, {i, k}), Array<IterVar>{iv(k, 8, 2)})
+  PrimExpr red = Global("tir.Reduce")("sum", MakeBufferLoad(a, {i, k}), Array<IterVar>{iv(k, 8, 2)},
+                                      IntImm(Bool(), 1))
                      .cast<PrimExpr>();
   TETensor tc = Global("te.Tensor")(c, Array<IterVar>{iv(i, 4, 0)}, red, Array<ObjectRef>{ta})
                     .cast<TETensor>();

@@ -128,3 +128,46 @@ def test_reductions_match_numpy(dtype, combiner, n, m, split, vectorize, paralle
         np.testing.assert_allclose(b, want, rtol=1e-5, atol=1e-4)
     else:
         np.testing.assert_array_equal(b, want)
+
+
+def _identity(combiner, dtype):
+    if combiner == "sum":
+        return 0
+    if dtype.startswith("float"):
+        return -np.inf if combiner == "max" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if combiner == "max" else info.max
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dtype=st.sampled_from(DTYPES), combiner=st.sampled_from(["sum", "max", "min"]),
+       n=st.integers(1, 24), w=st.integers(1, 7), data=st.data(), seed=st.integers(0, 2**31 - 1))
+def test_reductions_with_where_visit_only_the_points_it_allows(dtype, combiner, n, w, data, seed):
+    # A window of w points centred by `pad`, reading A[i + k - pad]: `where` keeps the reads in
+    # bounds (the other points must not even be read) and also drops k >= limit, so some
+    # outputs may have no point at all (the combiner's identity).
+    pad = data.draw(st.integers(0, w - 1))
+    limit = data.draw(st.integers(0, w))
+    A = te.placeholder((n,), dtype, "A")
+    k = te.reduce_axis((0, w), "k")
+
+    def body(i):
+        j = i + k - pad
+        ok = tir.all(j >= 0, j < n, k < limit)
+        return getattr(te, combiner)(A[j], axis=k, where=ok)
+
+    B = te.compute((n,), body, name="B")
+    mod = tvm_compile(te.create_prim_func([A, B]), jit=True)
+    rng = np.random.default_rng(seed)
+    a = (rng.uniform(-10, 10, n) if dtype.startswith("float")
+         else rng.integers(-1000, 1000, n)).astype(dtype)
+    got = np.zeros(n, dtype)
+    mod["main"](a, got)
+    want = np.empty(n, dtype)
+    for i in range(n):
+        pts = [a[i + kk - pad] for kk in range(min(w, limit)) if 0 <= i + kk - pad < n]
+        want[i] = getattr(np, combiner)(pts) if pts else _identity(combiner, dtype)
+    if dtype.startswith("float"):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, want)

@@ -183,7 +183,13 @@ class Printer {
         if (i) os << ", ";
         os << std::string(n->axis[i]->var->name);
       }
-      os << "])";
+      os << "]";
+      const IntImmNode* always = n->condition.as<IntImmNode>();
+      if (!(always && always->value == 1)) {
+        os << ", where=";
+        Expr(n->condition);
+      }
+      os << ")";
     } else {
       Generic(e);
     }

@@ -87,6 +87,8 @@ PrimFunc CreatePrimFunc(Array<TETensor> args, std::string name) {
       Stmt init = MakeBufferStore(t->buffer, Identity(comb, r->dtype), idx);
       Stmt update = MakeBufferStore(
           t->buffer, Combine(comb, MakeBufferLoad(t->buffer, idx), r->source), idx);
+      const IntImmNode* always = r->condition.as<IntImmNode>();
+      if (!(always && always->value == 1)) update = MakeIfThenElse(r->condition, update, Stmt());
       stages.push_back(Nest(t->axis, MakeSeq({init, Nest(r->axis, update)})));
     } else {
       stages.push_back(Nest(t->axis, MakeBufferStore(t->buffer, t->body, idx)));

@@ -85,11 +85,13 @@ PrimExpr ExprMutator::MutateExprChildren(const PrimExpr& e) {
   }
   if (auto* n = e.as<ReduceNode>()) {
     PrimExpr src = VisitExpr(n->source);
-    if (src.same_as(n->source)) return e;
+    PrimExpr cond = VisitExpr(n->condition);
+    if (src.same_as(n->source) && cond.same_as(n->condition)) return e;
     ObjectPtr<ReduceNode> m = make_object<ReduceNode>();
     m->combiner = n->combiner;
     m->axis = n->axis;
     m->source = src;
+    m->condition = cond;
     m->dtype = src.dtype();
     return PrimExpr(m);
   }

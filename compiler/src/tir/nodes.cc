@@ -384,7 +384,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .Field("dtype", &ReduceNode::dtype)
       .Field("combiner", &ReduceNode::combiner)
       .Field("axis", &ReduceNode::axis)
-      .Field("source", &ReduceNode::source);
+      .Field("source", &ReduceNode::source)
+      .Field("condition", &ReduceNode::condition);
   Reflect<TETensorNode>()
       .Field("buffer", &TETensorNode::buffer)
       .Field("axis", &TETensorNode::axis)
@@ -472,15 +473,19 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return IterVar(n);
   });
   RegisterCompilerGlobal("tir.Reduce", [](std::string combiner, PrimExpr source,
-                                          Array<IterVar> axis) {
+                                          Array<IterVar> axis, PrimExpr condition) {
     if (combiner != "sum" && combiner != "max" && combiner != "min" && combiner != "prod") {
       TVM_FFI_THROW(ValueError) << "unknown reduction combiner " << combiner;
+    }
+    if (!IsBool(condition.dtype()) || condition.dtype().lanes != 1) {
+      TVM_FFI_THROW(TypeError) << "reduction where= must be a scalar bool expression";
     }
     ObjectPtr<ReduceNode> n = make_object<ReduceNode>();
     n->dtype = source.dtype();
     n->combiner = String(combiner);
     n->source = source;
     n->axis = axis;
+    n->condition = condition;
     return PrimExpr(n);
   });
   RegisterCompilerGlobal("te.Tensor", [](Buffer buffer, Array<IterVar> axis, PrimExpr body,

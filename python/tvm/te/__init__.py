@@ -105,10 +105,10 @@ def _reducer(combiner, elementwise):
             if axis is None and elementwise is None:
                 raise TypeError("te.%s needs axis=" % combiner)
             return elementwise(expr, axis)
-        if where is not None:
-            raise NotImplementedError("te.%s(where=...) is not supported yet" % combiner)
         axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        return _api("tir.Reduce")(combiner, convert(expr), axes)
+        # where=: only the points where it holds are visited (the others are never read).
+        cond = _tir.const(True, "bool") if where is None else convert(where)
+        return _api("tir.Reduce")(combiner, convert(expr), axes, cond)
     f.__name__ = combiner
     f.__doc__ = "Reduction by %s over `axis` (or, given two expressions, elementwise)." % combiner
     return f

@@ -320,6 +320,23 @@ class IterVar(Node):
             _api("tir.IterVar"), var, convert(begin, var.dtype), convert(extent, var.dtype), int(kind))
 
 
+# An IterVar stands for its variable in expressions (`k < 4`, `i * 2 + k`), as in TVM.
+# (__eq__ stays identity: IterVars are also dictionary keys.)
+def _delegate(name):
+    def op(self, *args):
+        return getattr(self.var, name)(*args)
+    op.__name__ = name
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__neg__", "__lt__", "__le__", "__gt__", "__ge__"):
+    if hasattr(PrimExpr, _name):
+        setattr(IterVar, _name, _delegate(_name))
+del _name
+
+
 @register_object("tir.PrimFunc")
 class PrimFunc(Node):
     """A TIR function: params (Vars), buffer_map (param -> Buffer), body."""

@@ -329,12 +329,17 @@ class IterVar : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(IterVar, ObjectRef, IterVarNode);
 };
 
-/*! \brief A reduction: combiner in {"sum", "max", "min"} of `source` over `axis`. */
+/*!
+ * \brief A reduction: combiner in {"sum", "max", "min", "prod"} of `source` over the points of
+ * `axis` where `condition` holds (a bool; constant true for all of them). Points where it is
+ * false are not visited at all, so `source` may read out of bounds there.
+ */
 class ReduceNode : public PrimExprNode {
  public:
   String combiner;
   PrimExpr source;
   Array<IterVar> axis;
+  PrimExpr condition;
   TVM_TIR_NODE(ReduceNode, "tir.Reduce", PrimExprNode);
 };
 
