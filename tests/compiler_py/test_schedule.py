@@ -264,3 +264,47 @@ def test_decompose_reduction_errors():
     _, _, r = sch.get_loops(blk)
     with pytest.raises(ValueError):
         sch.decompose_reduction(blk, r)   # the init is not under the reduction loop
+
+
+def test_cache_read_whole_buffer_then_a_tile_per_iteration():
+    f, shape = _matmul(64, 48, 32)
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    a_local = sch.cache_read(blk, 0)          # A: the first buffer C reads
+    assert str(a_local) == "A_local"
+    _check(sch.mod, shape)                    # a full copy before C
+    i, j, r = sch.get_loops(blk)
+    io, ii = sch.split(i, factors=[None, 8])
+    sch.compute_at(a_local, io)               # 8 rows of A per iteration of io
+    text = str(sch.func)
+    assert "A_local" in text and "for ax0 in" not in text.split("for i_0")[0]
+    _check(sch.mod, shape)
+
+
+def test_cache_read_of_both_inputs_with_a_register_tile():
+    f, shape = _matmul(32, 64, 24)
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    b_local = sch.cache_read(blk, 1)          # B
+    acc = sch.cache_write(blk, 0, "local")
+    i, j, r = sch.get_loops(blk)
+    io, ii = sch.split(i, factors=[None, 4])
+    jo, ji = sch.split(j, factors=[None, 16])
+    sch.reorder(io, jo, ii, ji)
+    sch.compute_at(b_local, jo)               # a 24 x 16 panel of B per tile
+    sch.reverse_compute_at(acc, jo)
+    sch.vectorize(ji)
+    _check(sch.mod, shape)
+
+
+def test_cache_read_bad_index_and_names():
+    f, _ = _matmul()
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    with pytest.raises(IndexError, match="reads 2 buffer"):
+        sch.cache_read(blk, 2)
+    with pytest.raises(ValueError):
+        sch.cache_read(blk, 0, "shared")
+    first = sch.cache_read(blk, 0)
+    second = sch.cache_read(blk, 0)           # a cache of the cache: a fresh name
+    assert str(first) == "A_local" and str(second) == "A_local_local"

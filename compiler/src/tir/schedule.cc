@@ -380,6 +380,81 @@ Array<Any> CacheWrite(const PrimFunc& f, const std::string& name) {
   return Array<Any>{WithBody(f, WrapAllocates(MakeSeq(seq), allocs)), String(cache->name)};
 }
 
+/*! \brief The buffers a statement reads, in the order of their first load. */
+class ReadBuffers : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override {
+    if (auto* n = e.as<BufferLoadNode>()) {
+      bool seen = false;
+      for (const Buffer& b : buffers) seen = seen || b.get() == n->buffer.get();
+      if (!seen) buffers.push_back(n->buffer);
+    }
+    return MutateExprChildren(e);
+  }
+  std::vector<Buffer> buffers;
+};
+
+/*! \brief `base`, or `base_1`, `base_2`... : a buffer name no stage stores to yet. */
+std::string FreshStoredName(const Stmt& body, const std::string& base) {
+  std::string name = base;
+  for (int k = 1; StoresTo(body, name); ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+/*!
+ * \brief cache_read: the stage writing `consumer` reads `<buffer>_local` instead of input
+ * buffer number `index` among those it reads (order of first load, its own output excluded);
+ * a new stage just before it copies the whole buffer there. compute_at on that copy stage
+ * then copies one tile per iteration into a cache shrunk to the tile.
+ */
+Array<Any> CacheRead(const PrimFunc& f, const std::string& consumer, int64_t index) {
+  Buffer out = FindStoredBuffer(f->body, consumer);
+  std::vector<Buffer> allocs;
+  std::vector<Stmt> stages = Stages(PeelAllocates(f->body, &allocs));
+  size_t at = stages.size();
+  for (size_t k = 0; k < stages.size() && at == stages.size(); ++k) {
+    if (StoresTo(stages[k], consumer)) at = k;
+  }
+  ReadBuffers reads;
+  reads.VisitStmt(stages[at]);
+  std::vector<Buffer> inputs;
+  for (const Buffer& b : reads.buffers) {
+    if (b.get() != out.get()) inputs.push_back(b);
+  }
+  if (index < 0 || index >= static_cast<int64_t>(inputs.size())) {
+    TVM_FFI_THROW(IndexError) << "cache_read: " << consumer << " reads " << inputs.size()
+                              << " buffer(s); read_buffer_index " << index << " is out of range";
+  }
+  Buffer src = inputs[index];
+  if (StoresTo(stages[at], std::string(src->name))) {
+    TVM_FFI_THROW(ValueError) << "cache_read: " << consumer << " also writes " << std::string(src->name);
+  }
+  std::string name = FreshStoredName(f->body, std::string(src->name) + "_local");
+  Buffer cache = MakeBuffer(Var(), src->dtype, src->shape, {}, name);
+  Array<PrimExpr> idx;
+  std::vector<Var> vars;
+  for (size_t k = 0; k < src->shape.size(); ++k) {
+    vars.push_back(Var("ax" + std::to_string(k), src->shape[k].dtype()));
+    idx.push_back(vars.back());
+  }
+  Stmt copy = MakeBufferStore(cache, MakeBufferLoad(src, idx), idx);
+  for (size_t k = vars.size(); k-- > 0;) {
+    copy = MakeFor(vars[k], IntImm(vars[k]->dtype, 0), src->shape[k], 0, copy);
+  }
+  Array<Stmt> seq;
+  for (size_t k = 0; k < stages.size(); ++k) {
+    if (k == at) {
+      seq.push_back(copy);
+      seq.push_back(BufferReplacer(src.get(), cache, [](const Array<PrimExpr>& i) { return i; })
+                        .VisitStmt(stages[k]));
+    } else {
+      seq.push_back(stages[k]);
+    }
+  }
+  allocs.push_back(cache);
+  return Array<Any>{WithBody(f, WrapAllocates(MakeSeq(seq), allocs)), String(name)};
+}
+
 /*! \brief Loop vars and constant ranges of the loops inside `s`. */
 void InnerLoops(const Stmt& s, std::unordered_map<const Object*, std::pair<int64_t, int64_t>>* out) {
   if (!s.defined()) return;
@@ -757,6 +832,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return DecomposeReduction(f, name, loop);
   });
 
+  RegisterCompilerGlobal("tir.schedule.CacheRead", [](PrimFunc f, std::string consumer, int64_t index) {
+    return CacheRead(f, consumer, index);
+  });
   RegisterCompilerGlobal("tir.schedule.CacheWrite", [](PrimFunc f, std::string name) {
     return CacheWrite(f, name);
   });

@@ -82,6 +82,16 @@ class Schedule:
     def unroll(self, loop):
         self._annotate(loop, ForKind.UNROLLED)
 
+    def cache_read(self, block, read_buffer_index, storage_scope="local"):
+        """`block` reads a cache `<buffer>_local` of the `read_buffer_index`-th buffer it reads
+        (in the order of first load); returns the block that copies into the cache, placed
+        just before `block`. Move it with compute_at to copy one tile at a time."""
+        if storage_scope not in ("local", "global"):
+            raise ValueError("cache_read: storage scope %r is not supported on CPU" % storage_scope)
+        self.func, cache = _api("tir.schedule.CacheRead")(
+            self.func, self._buffer_of(block), int(read_buffer_index))
+        return BlockRV(str(cache))
+
     def cache_write(self, block, write_buffer_index=0, storage_scope="local"):
         """`block` now writes a cache `<buffer>_local`; returns the copy-out block."""
         if write_buffer_index != 0:
