@@ -22,11 +22,14 @@ def _matmul(n, m, k):
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(1, 40), m=st.integers(1, 40), k=st.integers(1, 24),
        ti=st.sampled_from([1, 2, 3, 4, 8]), tj=st.sampled_from([1, 4, 5, 8, 16]),
-       cache=st.booleans(), parallel=st.booleans(), vectorize=st.booleans(),
-       seed=st.integers(0, 2**31 - 1))
-def test_tiled_matmul_matches_numpy(n, m, k, ti, tj, cache, parallel, vectorize, seed):
+       cache=st.booleans(), cache_a=st.booleans(), cache_b=st.booleans(),
+       parallel=st.booleans(), vectorize=st.booleans(), seed=st.integers(0, 2**31 - 1))
+def test_tiled_matmul_matches_numpy(n, m, k, ti, tj, cache, cache_a, cache_b, parallel,
+                                    vectorize, seed):
     sch = tir.Schedule(_matmul(n, m, k))
     block = sch.get_block("C")
+    a_local = sch.cache_read(block, 0) if cache_a else None
+    b_local = sch.cache_read(block, 1) if cache_b else None
     local = sch.cache_write(block, 0, "local") if cache else None
     i, j, _ = sch.get_loops(block)
     io, ii = sch.split(i, factors=[None, ti])
@@ -34,6 +37,10 @@ def test_tiled_matmul_matches_numpy(n, m, k, ti, tj, cache, parallel, vectorize,
     sch.reorder(io, jo, ii, ji)  # the register-tile order, across the tail guards
     if local is not None:
         sch.reverse_compute_at(local, jo)
+    if a_local is not None:
+        sch.compute_at(a_local, io)  # a row panel of A per io (tails clipped to A's bounds)
+    if b_local is not None:
+        sch.compute_at(b_local, jo)  # a column panel of B per tile
     if parallel:
         sch.parallel(io)
     if vectorize:
