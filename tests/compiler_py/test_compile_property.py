@@ -2,6 +2,7 @@
 compile, run and match numpy."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,3 +172,48 @@ def test_reductions_with_where_visit_only_the_points_it_allows(dtype, combiner, 
         np.testing.assert_allclose(got, want, rtol=1e-5)
     else:
         np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dtype=st.sampled_from(DTYPES), combiner=st.sampled_from(["sum", "max", "min"]),
+       n=st.integers(1, 6), m=st.integers(1, 300), parts=st.integers(1, 9),
+       parallel=st.booleans(), vectorize_rows=st.booleans(), masked=st.booleans(),
+       seed=st.integers(0, 2**31 - 1))
+def test_rfactor_matches_numpy(dtype, combiner, n, m, parts, parallel, vectorize_rows, masked,
+                               seed):
+    # Reduce each row in `parts` independent partial reductions, then combine them.
+    A = te.placeholder((n, m), dtype, "A")
+    k = te.reduce_axis((0, m), "k")
+    where = tir.NE(k % 3, 1) if masked else None
+    B = te.compute((n,), lambda i: getattr(te, combiner)(A[i, k], axis=k, where=where), name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    _, kk = sch.get_loops(sch.get_block("B"))
+    ko, _ = sch.split(kk, factors=[parts, None])
+    rf = sch.rfactor(ko)
+    loops = sch.get_loops(rf)
+    if parallel:
+        sch.parallel(loops[0])
+    if vectorize_rows:
+        sch.vectorize(loops[1])  # the rows: partial results as vector lanes
+    mod = tvm_compile(sch.mod, jit=True)
+    rng = np.random.default_rng(seed)
+    a = (rng.uniform(-10, 10, (n, m)) if dtype.startswith("float")
+         else rng.integers(-1000, 1000, (n, m))).astype(dtype)
+    got = np.zeros(n, dtype)
+    mod["main"](a, got)
+    kept = a[:, [j for j in range(m) if not masked or j % 3 != 1]]
+    if kept.shape[1]:
+        want = getattr(np, combiner)(kept, axis=1).astype(dtype)
+    else:
+        want = np.full(n, _identity(combiner, dtype), dtype)
+    if dtype.startswith("float"):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_where_rejects_a_python_bool():
+    A = te.placeholder((4,), "float32", "A")
+    k = te.reduce_axis((0, 4), "k")
+    with pytest.raises(TypeError, match="tir.EQ/tir.NE"):
+        te.sum(A[k], axis=k, where=(k % 2 != 0))  # identity comparison: a Python bool

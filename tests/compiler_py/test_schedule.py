@@ -308,3 +308,34 @@ def test_cache_read_bad_index_and_names():
     first = sch.cache_read(blk, 0)
     second = sch.cache_read(blk, 0)           # a cache of the cache: a fresh name
     assert str(first) == "A_local" and str(second) == "A_local_local"
+
+
+def test_rfactor_parallel_partial_sums():
+    f, shape = _matmul(16, 8, 96)
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    _, _, r = sch.get_loops(blk)
+    ro, _ = sch.split(r, factors=[2, None])
+    rf = sch.rfactor(ro)
+    assert str(rf) == "C_rf"
+    loops = sch.get_loops(rf)
+    assert str(loops[0].name) == "r_0_rf"
+    sch.parallel(loops[0])                    # one half of the k range per thread
+    text = str(sch.func)
+    assert "C_rf = T.alloc_buffer((2, 16, 8)" in text, text
+    _check(sch.mod, shape)
+
+
+def test_rfactor_errors():
+    f, _ = _matmul()
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    i, _, r = sch.get_loops(blk)
+    with pytest.raises(ValueError, match="not a reduction loop"):
+        sch.rfactor(i)
+    with pytest.raises(ValueError, match="factor_axis"):
+        sch.rfactor(r, factor_axis=1)
+    ro, _ = sch.split(r, factors=[4, None])
+    sch.decompose_reduction(blk, i)
+    with pytest.raises(ValueError, match="no init"):
+        sch.rfactor(ro)

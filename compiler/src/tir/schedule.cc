@@ -784,6 +784,140 @@ bool SplitInit(const Stmt& s, const Object* buf, Stmt* init, Stmt* update) {
   return false;
 }
 
+// ------------------------------------------------------------------------------------------
+// rfactor
+// ------------------------------------------------------------------------------------------
+
+/*! \brief The stores under `s`, in order. */
+void StoresUnder(const Stmt& s, std::vector<const BufferStoreNode*>* out) {
+  if (!s.defined()) return;
+  if (auto* n = s.as<BufferStoreNode>()) {
+    out->push_back(n);
+  } else if (auto* n = s.as<ForNode>()) {
+    StoresUnder(n->body, out);
+  } else if (auto* n = s.as<SeqStmtNode>()) {
+    for (const Stmt& x : n->seq) StoresUnder(x, out);
+  } else if (auto* n = s.as<IfThenElseNode>()) {
+    StoresUnder(n->then_case, out);
+    StoresUnder(n->else_case, out);
+  } else if (auto* n = s.as<LetStmtNode>()) {
+    StoresUnder(n->body, out);
+  } else if (auto* n = s.as<AllocateNode>()) {
+    StoresUnder(n->body, out);
+  }
+}
+
+/*! \brief The combiner key ("tir.Add", ...) of `B[idx] = op(B[idx], e)` (either side), or "". */
+std::string CombinerOf(const BufferStoreNode* st) {
+  auto self = [&](const PrimExpr& x) {
+    auto* l = x.as<BufferLoadNode>();
+    return l != nullptr && l->buffer.get() == st->buffer.get() &&
+           StructuralEqual(ffi::Any(l->indices), ffi::Any(st->indices));
+  };
+  const PrimExpr& v = st->value;
+  if (auto* n = v.as<AddNode>()) return self(n->a) || self(n->b) ? "tir.Add" : "";
+  if (auto* n = v.as<MulNode>()) return self(n->a) || self(n->b) ? "tir.Mul" : "";
+  if (auto* n = v.as<MaxNode>()) return self(n->a) || self(n->b) ? "tir.Max" : "";
+  if (auto* n = v.as<MinNode>()) return self(n->a) || self(n->b) ? "tir.Min" : "";
+  return "";
+}
+
+/*!
+ * \brief rfactor: splits the reduction under `loop` (a reduction loop: the output's indices do
+ * not use it) in two stages. The first computes partial results into `<out>_rf`, whose new
+ * leading dimension is `loop`'s iteration, with `loop` moved outermost (iterations are
+ * independent: parallelize or vectorize it); the second combines them into the output.
+ */
+Array<Any> RFactor(const PrimFunc& f, const Var& loop) {
+  std::vector<Buffer> allocs;
+  std::vector<Stmt> stages = Stages(PeelAllocates(f->body, &allocs));
+  size_t at = stages.size();
+  for (size_t k = 0; k < stages.size() && at == stages.size(); ++k) {
+    if (UsesVar(stages[k], loop.get())) at = k;
+  }
+  if (at == stages.size()) TVM_FFI_THROW(ValueError) << "rfactor: loop " << std::string(loop->name) << " is not in the function";
+  // The loop, and the reduction store under it.
+  const ForNode* target = nullptr;
+  LoopReplacer find(loop.get(), [&](const ForNode* n) {
+    target = n;
+    return MakeFor(n->loop_var, n->min, n->extent, n->kind, n->body, std::string(n->thread_tag));
+  });
+  find.VisitStmt(stages[at]);
+  std::vector<const BufferStoreNode*> under;
+  StoresUnder(target->body, &under);
+  if (under.empty()) TVM_FFI_THROW(ValueError) << "rfactor: nothing is stored under " << std::string(loop->name);
+  const BufferStoreNode* update = under.back();
+  Buffer out = update->buffer;
+  for (const PrimExpr& idx : update->indices) {
+    if (ExprUsesVar(idx, loop.get())) {
+      TVM_FFI_THROW(ValueError) << "rfactor: " << std::string(loop->name) << " is not a reduction loop of "
+                                << std::string(out->name) << " (its indices use it)";
+    }
+  }
+  std::string comb = CombinerOf(update);
+  for (const BufferStoreNode* st : under) {
+    if (st->buffer.get() != out.get() || CombinerOf(st) != comb) comb.clear();
+  }
+  if (comb.empty()) {
+    TVM_FFI_THROW(ValueError) << "rfactor: the stores under " << std::string(loop->name)
+                              << " are not one reduction (B[i] = B[i] + e, *, max or min)";
+  }
+  const int64_t* mn = AsConstInt(target->min);
+  if (mn == nullptr || *mn != 0) TVM_FFI_THROW(ValueError) << "rfactor: the loop must start at 0";
+  // The init: a store to the output, in the stage but outside the loop, that does not read it.
+  std::vector<const BufferStoreNode*> all;
+  StoresUnder(stages[at], &all);
+  PrimExpr identity;
+  for (const BufferStoreNode* st : all) {
+    LoadCollector lc(out.get());
+    lc.VisitExpr(st->value);
+    if (st->buffer.get() == out.get() && lc.loads.empty()) identity = st->value;
+  }
+  if (!identity.defined()) {
+    TVM_FFI_THROW(ValueError) << "rfactor: no init of " << std::string(out->name)
+                              << " in its stage (rfactor before decompose_reduction)";
+  }
+  // Stage 1: `for v in loop's range: <the stage, loop removed, out[idx] -> rf[v, idx]>`.
+  Var v(std::string(loop->name) + "_rf", loop->dtype);
+  Array<PrimExpr> rf_shape{target->extent};
+  for (const PrimExpr& d : out->shape) rf_shape.push_back(d);
+  std::string rf_name = FreshStoredName(f->body, std::string(out->name) + "_rf");
+  Buffer rf = MakeBuffer(Var(), out->dtype, rf_shape, {}, rf_name);
+  Stmt partial = LoopReplacer(loop.get(), [&](const ForNode* n) { return n->body; }).VisitStmt(stages[at]);
+  partial = Substitute(partial, {{loop.get(), v}});
+  partial = BufferReplacer(out.get(), rf, [&](const Array<PrimExpr>& i) {
+              Array<PrimExpr> j{v};
+              for (const PrimExpr& x : i) j.push_back(x);
+              return j;
+            }).VisitStmt(partial);
+  partial = MakeFor(v, IntImm(v->dtype, 0), target->extent, 0, partial);
+  // Stage 2: out[ax] = identity; for r: out[ax] = comb(out[ax], rf[r, ax]).
+  Array<PrimExpr> ax;
+  std::vector<Var> vars;
+  for (size_t k = 0; k < out->shape.size(); ++k) {
+    vars.push_back(Var("ax" + std::to_string(k), out->shape[k].dtype()));
+    ax.push_back(vars.back());
+  }
+  Var r(std::string(loop->name) + "_v", loop->dtype);
+  Array<PrimExpr> rf_idx{r};
+  for (const PrimExpr& x : ax) rf_idx.push_back(x);
+  Stmt combine = MakeFor(r, IntImm(r->dtype, 0), target->extent, 0,
+                         MakeBufferStore(out, MakeBinary(comb, MakeBufferLoad(out, ax), MakeBufferLoad(rf, rf_idx)), ax));
+  Stmt final_stage = MakeSeq({MakeBufferStore(out, identity, ax), combine});
+  for (size_t k = vars.size(); k-- > 0;) final_stage = MakeFor(vars[k], IntImm(vars[k]->dtype, 0), out->shape[k], 0, final_stage);
+  Array<Stmt> seq;
+  for (size_t k = 0; k < stages.size(); ++k) {
+    if (k == at) {
+      seq.push_back(partial);
+      seq.push_back(final_stage);
+    } else {
+      seq.push_back(stages[k]);
+    }
+  }
+  allocs.push_back(rf);
+  return Array<Any>{WithBody(f, WrapAllocates(MakeSeq(seq), allocs)), String(rf_name)};
+}
+
 /*! \brief Drops loops whose var the init does not use; renames the others to `<v>_init`. */
 Stmt PruneInit(const Stmt& s, Array<Var>* loops) {
   if (auto* n = s.as<ForNode>()) {
@@ -832,6 +966,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return DecomposeReduction(f, name, loop);
   });
 
+  RegisterCompilerGlobal("tir.schedule.RFactor", [](PrimFunc f, Var loop) { return RFactor(f, loop); });
   RegisterCompilerGlobal("tir.schedule.CacheRead", [](PrimFunc f, std::string consumer, int64_t index) {
     return CacheRead(f, consumer, index);
   });

@@ -107,6 +107,10 @@ def _reducer(combiner, elementwise):
             return elementwise(expr, axis)
         axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         # where=: only the points where it holds are visited (the others are never read).
+        if isinstance(where, bool):
+            # Likely `a != b` or `a == b` on expressions: those compare identity here.
+            raise TypeError("te.%s(where=...) needs a bool expression, got the Python bool %r "
+                            "(use tir.EQ/tir.NE to compare expressions)" % (combiner, where))
         cond = _tir.const(True, "bool") if where is None else convert(where)
         return _api("tir.Reduce")(combiner, convert(expr), axes, cond)
     f.__name__ = combiner

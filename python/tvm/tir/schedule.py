@@ -82,6 +82,17 @@ class Schedule:
     def unroll(self, loop):
         self._annotate(loop, ForKind.UNROLLED)
 
+    def rfactor(self, loop, factor_axis=0):
+        """Splits the reduction over `loop` (a reduction loop, e.g. the outer part of a split
+        reduction axis) in two blocks: `<out>_rf`, partial results indexed by `loop`'s
+        iteration with that loop moved outermost (independent iterations: parallelize it),
+        then the output combining them. Returns the rf block. Must come before
+        decompose_reduction of that block."""
+        if factor_axis != 0:
+            raise ValueError("rfactor: only factor_axis=0 (the partials' leading dimension)")
+        self.func, rf = _api("tir.schedule.RFactor")(self.func, loop)
+        return BlockRV(str(rf))
+
     def cache_read(self, block, read_buffer_index, storage_scope="local"):
         """`block` reads a cache `<buffer>_local` of the `read_buffer_index`-th buffer it reads
         (in the order of first load); returns the block that copies into the cache, placed
