@@ -148,14 +148,14 @@ print("ok", tvm.__version__)
 def test_runtime_wheel_builds_and_runs_a_cpp_app(full_python, runtime_python, work):
     kernels = os.path.join(work, "compiled_kernels.so")
     _run([full_python, "compile_deploy_kernels.py", kernels], cwd=work)
-    q = ("import tvm.support as s; print(' '.join(['-I' + p for p in s.include_paths()] + "
-         "['-L%s -Wl,-rpath,%s' % (d, d) for d in s.library_dirs()]))")
-    flags = _run([runtime_python, "-c", q], cwd=work).split()
+    flags = _run([runtime_python, "-m", "tvm.config", "--cxxflags", "--ldflags", "--libs"],
+                 cwd=work).split()
     venv_root = os.path.dirname(os.path.dirname(runtime_python))
-    assert all(f.split(",")[-1].lstrip("-IL").startswith(venv_root) for f in flags), flags
+    paths = [f[2:] for f in flags if f.startswith(("-I", "-L"))]
+    paths += [f[len("-Wl,-rpath,"):] for f in flags if f.startswith("-Wl,-rpath,")]
+    assert paths and all(p.startswith(venv_root) for p in paths), flags
     app = os.path.join(work, "deploy_app")
-    _run(["c++", "-std=c++17", "-O1", os.path.join(work, "deploy_app.cc")] + flags +
-         ["-Wl,--no-as-needed", "-ltvm_runtime", "-ltvm_ffi", "-o", app], cwd=work)
+    _run(["c++", os.path.join(work, "deploy_app.cc")] + flags + ["-O1", "-o", app], cwd=work)
     out = _run([app, kernels], cwd=work)
     assert "deploy_app: OK" in out, out
 

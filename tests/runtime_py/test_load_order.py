@@ -85,3 +85,17 @@ def test_version_is_the_runtime_libraries():
     info = tvm.support.libinfo()
     assert tvm.__version__ == info["tvm_runtime.version"] == info["tvm_compiler.version"]
     assert all(p.isdigit() for p in tvm.__version__.split("."))
+
+
+def test_config_prints_flags_for_cpp_apps(capsys):
+    import tvm.config
+
+    assert tvm.config.main(["--cxxflags", "--ldflags", "--libs"]) == 0
+    flags = capsys.readouterr().out.split()
+    includes = [f[2:] for f in flags if f.startswith("-I")]
+    assert any(os.path.isfile(os.path.join(p, "tvm", "runtime", "tensor.h")) for p in includes)
+    assert any(os.path.isfile(os.path.join(p, "tvm", "ffi", "c_api.h")) for p in includes)
+    libdirs = [f[2:] for f in flags if f.startswith("-L")]
+    assert any(os.path.isfile(os.path.join(d, "libtvm_runtime.so")) for d in libdirs)
+    assert "-ltvm_runtime" in flags and "-ltvm_ffi" in flags
+    assert tvm.config.main([]) == 1  # no item asked: the help, and a failure status
