@@ -178,9 +178,9 @@ def test_reductions_with_where_visit_only_the_points_it_allows(dtype, combiner, 
 @given(dtype=st.sampled_from(DTYPES), combiner=st.sampled_from(["sum", "max", "min"]),
        n=st.integers(1, 6), m=st.integers(1, 300), parts=st.integers(1, 9),
        parallel=st.booleans(), vectorize_rows=st.booleans(), masked=st.booleans(),
-       seed=st.integers(0, 2**31 - 1))
+       factor_axis=st.sampled_from([-2, -1, 0, 1]), seed=st.integers(0, 2**31 - 1))
 def test_rfactor_matches_numpy(dtype, combiner, n, m, parts, parallel, vectorize_rows, masked,
-                               seed):
+                               factor_axis, seed):
     # Reduce each row in `parts` independent partial reductions, then combine them.
     A = te.placeholder((n, m), dtype, "A")
     k = te.reduce_axis((0, m), "k")
@@ -189,7 +189,7 @@ def test_rfactor_matches_numpy(dtype, combiner, n, m, parts, parallel, vectorize
     sch = tir.Schedule(te.create_prim_func([A, B]))
     _, kk = sch.get_loops(sch.get_block("B"))
     ko, _ = sch.split(kk, factors=[parts, None])
-    rf = sch.rfactor(ko)
+    rf = sch.rfactor(ko, factor_axis=factor_axis)
     loops = sch.get_loops(rf)
     if parallel:
         sch.parallel(loops[0])

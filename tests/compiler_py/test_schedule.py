@@ -333,9 +333,38 @@ def test_rfactor_errors():
     i, _, r = sch.get_loops(blk)
     with pytest.raises(ValueError, match="not a reduction loop"):
         sch.rfactor(i)
-    with pytest.raises(ValueError, match="factor_axis"):
-        sch.rfactor(r, factor_axis=1)
+    with pytest.raises(IndexError, match="factor_axis"):
+        sch.rfactor(r, factor_axis=3)   # C has 2 dimensions: positions 0..2
     ro, _ = sch.split(r, factors=[4, None])
     sch.decompose_reduction(blk, i)
     with pytest.raises(ValueError, match="no init"):
         sch.rfactor(ro)
+
+
+def test_rfactor_twice_threads_then_vector_lanes():
+    # A long dot-product-like sum: partials per thread (parallel), then per vector lane inside
+    # each thread's part, laid out thread-major (factor_axis=1) so each thread's lanes are
+    # contiguous.
+    n = 4096 + 7
+    A = te.placeholder((n,), "float32", "A")
+    k = te.reduce_axis((0, n), "k")
+    B = te.compute((1,), lambda i: te.sum(A[k] * A[k], axis=k), name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    _, kk = sch.get_loops(sch.get_block("B"))
+    ko, kl = sch.split(kk, factors=[None, 8])
+    kp, _ = sch.split(ko, factors=[2, None])
+    rf = sch.rfactor(kp)
+    lanes = sch.rfactor(sch.get_loops(rf)[3], factor_axis=1)
+    assert str(lanes) == "B_rf_rf"
+    assert "B_rf_rf = T.alloc_buffer((2, 8, 1)" in str(sch.func)
+    loops = sch.get_loops(lanes)          # kl_rf, kp_rf, i, km
+    sch.decompose_reduction(lanes, loops[0])
+    loops = sch.get_loops(lanes)
+    sch.reorder(loops[1], loops[2], loops[3], loops[0])
+    sch.parallel(loops[1])
+    sch.vectorize(loops[0])
+    lib = tvm_compile(sch.mod)
+    a = np.random.rand(n).astype("float32")
+    b = np.zeros(1, "float32")
+    lib["main"](a, b)
+    np.testing.assert_allclose(b[0], np.dot(a, a), rtol=1e-4)

@@ -824,11 +824,11 @@ std::string CombinerOf(const BufferStoreNode* st) {
 
 /*!
  * \brief rfactor: splits the reduction under `loop` (a reduction loop: the output's indices do
- * not use it) in two stages. The first computes partial results into `<out>_rf`, whose new
- * leading dimension is `loop`'s iteration, with `loop` moved outermost (iterations are
- * independent: parallelize or vectorize it); the second combines them into the output.
+ * not use it) in two stages. The first computes partial results into `<out>_rf`, which has
+ * one more dimension (at `factor_axis`) for `loop`'s iteration, with `loop` moved outermost
+ * (iterations are independent: parallelize or vectorize it); the second combines them.
  */
-Array<Any> RFactor(const PrimFunc& f, const Var& loop) {
+Array<Any> RFactor(const PrimFunc& f, const Var& loop, int64_t factor_axis) {
   std::vector<Buffer> allocs;
   std::vector<Stmt> stages = Stages(PeelAllocates(f->body, &allocs));
   size_t at = stages.size();
@@ -877,19 +877,31 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop) {
     TVM_FFI_THROW(ValueError) << "rfactor: no init of " << std::string(out->name)
                               << " in its stage (rfactor before decompose_reduction)";
   }
-  // Stage 1: `for v in loop's range: <the stage, loop removed, out[idx] -> rf[v, idx]>`.
+  // The partials' new dimension goes at `factor_axis` of the output's shape: where it lands
+  // decides which partials are adjacent in memory (e.g. after the thread's dimension, each
+  // thread's vector lanes stay contiguous and on cache lines of their own).
+  int64_t nd = static_cast<int64_t>(out->shape.size());
+  if (factor_axis < 0) factor_axis += nd + 1;
+  if (factor_axis < 0 || factor_axis > nd) {
+    TVM_FFI_THROW(IndexError) << "rfactor: factor_axis must be in [" << -(nd + 1) << ", " << nd << "]";
+  }
+  auto with_axis = [&](const Array<PrimExpr>& idx, const PrimExpr& x) {
+    Array<PrimExpr> j;
+    for (int64_t k = 0; k <= nd; ++k) {
+      if (k == factor_axis) j.push_back(x);
+      if (k < nd) j.push_back(idx[k]);
+    }
+    return j;
+  };
+  // Stage 1: `for v in loop's range: <the stage, loop removed, out[idx] -> rf[.., v, ..]>`.
   Var v(std::string(loop->name) + "_rf", loop->dtype);
-  Array<PrimExpr> rf_shape{target->extent};
-  for (const PrimExpr& d : out->shape) rf_shape.push_back(d);
+  Array<PrimExpr> rf_shape = with_axis(out->shape, target->extent);
   std::string rf_name = FreshStoredName(f->body, std::string(out->name) + "_rf");
   Buffer rf = MakeBuffer(Var(), out->dtype, rf_shape, {}, rf_name);
   Stmt partial = LoopReplacer(loop.get(), [&](const ForNode* n) { return n->body; }).VisitStmt(stages[at]);
   partial = Substitute(partial, {{loop.get(), v}});
-  partial = BufferReplacer(out.get(), rf, [&](const Array<PrimExpr>& i) {
-              Array<PrimExpr> j{v};
-              for (const PrimExpr& x : i) j.push_back(x);
-              return j;
-            }).VisitStmt(partial);
+  partial = BufferReplacer(out.get(), rf, [&](const Array<PrimExpr>& i) { return with_axis(i, v); })
+                .VisitStmt(partial);
   partial = MakeFor(v, IntImm(v->dtype, 0), target->extent, 0, partial);
   // Stage 2: out[ax] = identity; for r: out[ax] = comb(out[ax], rf[r, ax]).
   Array<PrimExpr> ax;
@@ -899,8 +911,7 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop) {
     ax.push_back(vars.back());
   }
   Var r(std::string(loop->name) + "_v", loop->dtype);
-  Array<PrimExpr> rf_idx{r};
-  for (const PrimExpr& x : ax) rf_idx.push_back(x);
+  Array<PrimExpr> rf_idx = with_axis(ax, r);
   Stmt combine = MakeFor(r, IntImm(r->dtype, 0), target->extent, 0,
                          MakeBufferStore(out, MakeBinary(comb, MakeBufferLoad(out, ax), MakeBufferLoad(rf, rf_idx)), ax));
   Stmt final_stage = MakeSeq({MakeBufferStore(out, identity, ax), combine});
@@ -966,7 +977,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return DecomposeReduction(f, name, loop);
   });
 
-  RegisterCompilerGlobal("tir.schedule.RFactor", [](PrimFunc f, Var loop) { return RFactor(f, loop); });
+  RegisterCompilerGlobal("tir.schedule.RFactor", [](PrimFunc f, Var loop, int64_t factor_axis) {
+    return RFactor(f, loop, factor_axis);
+  });
   RegisterCompilerGlobal("tir.schedule.CacheRead", [](PrimFunc f, std::string consumer, int64_t index) {
     return CacheRead(f, consumer, index);
   });

@@ -84,13 +84,12 @@ class Schedule:
 
     def rfactor(self, loop, factor_axis=0):
         """Splits the reduction over `loop` (a reduction loop, e.g. the outer part of a split
-        reduction axis) in two blocks: `<out>_rf`, partial results indexed by `loop`'s
-        iteration with that loop moved outermost (independent iterations: parallelize it),
-        then the output combining them. Returns the rf block. Must come before
-        decompose_reduction of that block."""
-        if factor_axis != 0:
-            raise ValueError("rfactor: only factor_axis=0 (the partials' leading dimension)")
-        self.func, rf = _api("tir.schedule.RFactor")(self.func, loop)
+        reduction axis) in two blocks: `<out>_rf`, partial results with one more dimension
+        (at `factor_axis` of the output's shape, negative counts from the end) for `loop`'s
+        iteration, that loop moved outermost (independent iterations: parallelize or
+        vectorize it), then the output combining them. Returns the rf block. Must come
+        before decompose_reduction of that block."""
+        self.func, rf = _api("tir.schedule.RFactor")(self.func, loop, int(factor_axis))
         return BlockRV(str(rf))
 
     def cache_read(self, block, read_buffer_index, storage_scope="local"):
