@@ -7,7 +7,6 @@ Prints the requested items on one line, in order. Works from an installed wheel 
 from a source checkout with the libraries built.
 """
 
-import argparse
 import sys
 
 _ITEMS = ("includedirs", "libdirs", "libs", "cxxflags", "ldflags")
@@ -32,15 +31,9 @@ def _value(item):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="tvm-config", description=__doc__.split("\n")[0])
-    for item in _ITEMS:
-        parser.add_argument("--" + item, action="append_const", const=item, dest="items")
-    args = parser.parse_args(argv)
-    if not args.items:
-        parser.print_help()
-        return 1
-    print(" ".join(_value(item) for item in args.items))
-    return 0
+    from tvm_ffi.config import run_cli
+
+    return run_cli("tvm-config", __doc__.split("\n")[0], _ITEMS, _value, argv)
 
 
 if __name__ == "__main__":

@@ -35,16 +35,23 @@ def _value(item):
     raise ValueError(item)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="tvm-ffi-config", description=__doc__.split("\n")[0])
-    for item in _ITEMS:
+def run_cli(prog, description, items, value, argv=None):
+    """A flags CLI: one `--item` switch per name in `items`; prints `value(item)` of those given,
+    on one line, in order. Returns the exit status (1 with the help when none is given).
+    Shared with `python -m tvm.config`."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    for item in items:
         parser.add_argument("--" + item, action="append_const", const=item, dest="items")
     args = parser.parse_args(argv)
     if not args.items:
         parser.print_help()
         return 1
-    print(" ".join(_value(item) for item in args.items))
+    print(" ".join(value(item) for item in args.items))
     return 0
+
+
+def main(argv=None):
+    return run_cli("tvm-ffi-config", __doc__.split("\n")[0], _ITEMS, _value, argv)
 
 
 if __name__ == "__main__":

@@ -346,6 +346,24 @@ std::vector<Stmt> Stages(const Stmt& s) {
   return {s};
 }
 
+/*! \brief Fresh loops ax0, ax1... over a whole buffer shape (copy and combine stages). */
+struct AxisLoops {
+  explicit AxisLoops(const Array<PrimExpr>& shape) : shape(shape) {
+    for (size_t k = 0; k < shape.size(); ++k) {
+      vars.push_back(Var("ax" + std::to_string(k), shape[k].dtype()));
+      idx.push_back(vars.back());
+    }
+  }
+  /*! \brief `body` inside the loops, ax0 outermost. */
+  Stmt Nest(Stmt body) const {
+    for (size_t k = vars.size(); k-- > 0;) body = MakeFor(vars[k], IntImm(vars[k]->dtype, 0), shape[k], 0, body);
+    return body;
+  }
+  Array<PrimExpr> shape;
+  std::vector<Var> vars;
+  Array<PrimExpr> idx;
+};
+
 /*!
  * \brief cache_write: the stage writing `name` now writes a new buffer `<name>_local`; a copy
  * stage after it writes `name`. The cache is allocated around the whole body.
@@ -360,17 +378,8 @@ Array<Any> CacheWrite(const PrimFunc& f, const std::string& name) {
   for (const Stmt& st : stages) {
     if (!done && StoresTo(st, name)) {
       seq.push_back(BufferReplacer(out.get(), cache, [](const Array<PrimExpr>& i) { return i; }).VisitStmt(st));
-      Array<PrimExpr> idx;
-      std::vector<Var> vars;
-      for (size_t k = 0; k < out->shape.size(); ++k) {
-        vars.push_back(Var("ax" + std::to_string(k), out->shape[k].dtype()));
-        idx.push_back(vars.back());
-      }
-      Stmt copy = MakeBufferStore(out, MakeBufferLoad(cache, idx), idx);
-      for (size_t k = vars.size(); k-- > 0;) {
-        copy = MakeFor(vars[k], IntImm(vars[k]->dtype, 0), out->shape[k], 0, copy);
-      }
-      seq.push_back(copy);
+      AxisLoops ax(out->shape);
+      seq.push_back(ax.Nest(MakeBufferStore(out, MakeBufferLoad(cache, ax.idx), ax.idx)));
       done = true;
     } else {
       seq.push_back(st);
@@ -431,16 +440,8 @@ Array<Any> CacheRead(const PrimFunc& f, const std::string& consumer, int64_t ind
   }
   std::string name = FreshStoredName(f->body, std::string(src->name) + "_local");
   Buffer cache = MakeBuffer(Var(), src->dtype, src->shape, {}, name);
-  Array<PrimExpr> idx;
-  std::vector<Var> vars;
-  for (size_t k = 0; k < src->shape.size(); ++k) {
-    vars.push_back(Var("ax" + std::to_string(k), src->shape[k].dtype()));
-    idx.push_back(vars.back());
-  }
-  Stmt copy = MakeBufferStore(cache, MakeBufferLoad(src, idx), idx);
-  for (size_t k = vars.size(); k-- > 0;) {
-    copy = MakeFor(vars[k], IntImm(vars[k]->dtype, 0), src->shape[k], 0, copy);
-  }
+  AxisLoops ax(src->shape);
+  Stmt copy = ax.Nest(MakeBufferStore(cache, MakeBufferLoad(src, ax.idx), ax.idx));
   Array<Stmt> seq;
   for (size_t k = 0; k < stages.size(); ++k) {
     if (k == at) {
@@ -476,21 +477,30 @@ void InnerLoops(const Stmt& s, std::unordered_map<const Object*, std::pair<int64
   }
 }
 
-void CollectStores(const Stmt& s, const Object* buf, std::vector<Array<PrimExpr>>* out) {
+/*! \brief The stores under `s`, in order. */
+void StoresUnder(const Stmt& s, std::vector<const BufferStoreNode*>* out) {
   if (!s.defined()) return;
   if (auto* n = s.as<BufferStoreNode>()) {
-    if (n->buffer.get() == buf) out->push_back(n->indices);
+    out->push_back(n);
   } else if (auto* n = s.as<ForNode>()) {
-    CollectStores(n->body, buf, out);
+    StoresUnder(n->body, out);
   } else if (auto* n = s.as<SeqStmtNode>()) {
-    for (const Stmt& x : n->seq) CollectStores(x, buf, out);
+    for (const Stmt& x : n->seq) StoresUnder(x, out);
   } else if (auto* n = s.as<IfThenElseNode>()) {
-    CollectStores(n->then_case, buf, out);
-    CollectStores(n->else_case, buf, out);
+    StoresUnder(n->then_case, out);
+    StoresUnder(n->else_case, out);
   } else if (auto* n = s.as<LetStmtNode>()) {
-    CollectStores(n->body, buf, out);
+    StoresUnder(n->body, out);
   } else if (auto* n = s.as<AllocateNode>()) {
-    CollectStores(n->body, buf, out);
+    StoresUnder(n->body, out);
+  }
+}
+
+void CollectStores(const Stmt& s, const Object* buf, std::vector<Array<PrimExpr>>* out) {
+  std::vector<const BufferStoreNode*> stores;
+  StoresUnder(s, &stores);
+  for (const BufferStoreNode* st : stores) {
+    if (st->buffer.get() == buf) out->push_back(st->indices);
   }
 }
 
@@ -788,25 +798,6 @@ bool SplitInit(const Stmt& s, const Object* buf, Stmt* init, Stmt* update) {
 // rfactor
 // ------------------------------------------------------------------------------------------
 
-/*! \brief The stores under `s`, in order. */
-void StoresUnder(const Stmt& s, std::vector<const BufferStoreNode*>* out) {
-  if (!s.defined()) return;
-  if (auto* n = s.as<BufferStoreNode>()) {
-    out->push_back(n);
-  } else if (auto* n = s.as<ForNode>()) {
-    StoresUnder(n->body, out);
-  } else if (auto* n = s.as<SeqStmtNode>()) {
-    for (const Stmt& x : n->seq) StoresUnder(x, out);
-  } else if (auto* n = s.as<IfThenElseNode>()) {
-    StoresUnder(n->then_case, out);
-    StoresUnder(n->else_case, out);
-  } else if (auto* n = s.as<LetStmtNode>()) {
-    StoresUnder(n->body, out);
-  } else if (auto* n = s.as<AllocateNode>()) {
-    StoresUnder(n->body, out);
-  }
-}
-
 /*! \brief The combiner key ("tir.Add", ...) of `B[idx] = op(B[idx], e)` (either side), or "". */
 std::string CombinerOf(const BufferStoreNode* st) {
   auto self = [&](const PrimExpr& x) {
@@ -904,18 +895,11 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop, int64_t factor_axis) {
                 .VisitStmt(partial);
   partial = MakeFor(v, IntImm(v->dtype, 0), target->extent, 0, partial);
   // Stage 2: out[ax] = identity; for r: out[ax] = comb(out[ax], rf[r, ax]).
-  Array<PrimExpr> ax;
-  std::vector<Var> vars;
-  for (size_t k = 0; k < out->shape.size(); ++k) {
-    vars.push_back(Var("ax" + std::to_string(k), out->shape[k].dtype()));
-    ax.push_back(vars.back());
-  }
+  AxisLoops ax(out->shape);
   Var r(std::string(loop->name) + "_v", loop->dtype);
-  Array<PrimExpr> rf_idx = with_axis(ax, r);
-  Stmt combine = MakeFor(r, IntImm(r->dtype, 0), target->extent, 0,
-                         MakeBufferStore(out, MakeBinary(comb, MakeBufferLoad(out, ax), MakeBufferLoad(rf, rf_idx)), ax));
-  Stmt final_stage = MakeSeq({MakeBufferStore(out, identity, ax), combine});
-  for (size_t k = vars.size(); k-- > 0;) final_stage = MakeFor(vars[k], IntImm(vars[k]->dtype, 0), out->shape[k], 0, final_stage);
+  PrimExpr merged = MakeBinary(comb, MakeBufferLoad(out, ax.idx), MakeBufferLoad(rf, with_axis(ax.idx, r)));
+  Stmt combine = MakeFor(r, IntImm(r->dtype, 0), target->extent, 0, MakeBufferStore(out, merged, ax.idx));
+  Stmt final_stage = ax.Nest(MakeSeq({MakeBufferStore(out, identity, ax.idx), combine}));
   Array<Stmt> seq;
   for (size_t k = 0; k < stages.size(); ++k) {
     if (k == at) {
