@@ -203,3 +203,16 @@ def test_py3_tag_holds_on_other_pythons(version, exe, tmp_path):
             "assert tvm.base.RUNTIME_ONLY and tvm.__version__\n"
             "print('%d.%d' % sys.version_info[:2])\n")
     assert _run([python, "-c", code], cwd=str(tmp_path)).strip() == version
+
+
+def test_both_wheels_in_one_environment_warn(tmp_path):
+    where = str(tmp_path / "venv")
+    python = _make_venv(where, _the_wheel("FULL_WHEEL_DIR"))
+    code = "import warnings; warnings.simplefilter('error'); import tvm; print('quiet')"
+    assert _run([python, "-c", code], cwd=str(tmp_path)).strip() == "quiet"
+    _run([python, "-m", "pip", "install", "--no-index", "--no-deps",
+          _the_wheel("RUNTIME_WHEEL_DIR")], cwd=str(tmp_path))
+    proc = subprocess.run([python, "-c", "import tvm"], cwd=str(tmp_path), env=_clean_env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "both tvm_stack and tvm_stack_runtime are installed" in proc.stderr, proc.stderr

@@ -94,5 +94,23 @@ def _load_libraries():
     return loaded
 
 
+def _warn_if_both_wheels_installed():
+    """tvm-stack and tvm-stack-runtime ship the same packages: installed together, the second
+    overwrites the first's files and uninstalling either breaks the other. One listdir of the
+    folder the packages are installed in (no importlib.metadata: it costs milliseconds)."""
+    site = os.path.dirname(_PKG_DIR)
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return
+    dists = sorted(n for n in names
+                   if n.endswith(".dist-info") and n.startswith(("tvm_stack-", "tvm_stack_runtime-")))
+    if len(dists) > 1:
+        warnings.warn("tvm: both %s are installed in %s; they ship the same tvm and tvm_ffi "
+                      "packages, so keep one (pip uninstall both, then install one)"
+                      % (" and ".join(d.split("-")[0] for d in dists), site), RuntimeWarning)
+
+
+_warn_if_both_wheels_installed()
 _LOADED_LIBS = _load_libraries()
 RUNTIME_ONLY = "tvm_compiler" not in _LOADED_LIBS
