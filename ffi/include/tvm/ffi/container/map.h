@@ -29,93 +29,55 @@ static_assert(sizeof(MapObj) == sizeof(MapBaseObj), "MapObj adds no fields");
 
 /*!
  * \brief Reference to an immutable map from K to V (stored as Any), iterated in insertion
- * order.
+ * order. Reading: details::MapRefBase.
  */
 template <typename K = Any, typename V = Any>
-class Map : public ObjectRef {
- public:
-  using key_type = K;
-  using mapped_type = V;
-  using iterator = details::MapIterator<K, V>;
-  using const_iterator = iterator;
+class Map : public details::MapRefBase<MapObj, K, V> {
+  using Base = details::MapRefBase<MapObj, K, V>;
 
-  Map() : ObjectRef(MapBaseObj::Empty<MapObj>()) {}
-  explicit Map(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
-  explicit Map(details::UnsafeInit tag) : ObjectRef(tag) {}
+ public:
+  Map() = default;
+  explicit Map(ObjectPtr<Object> n) : Base(std::move(n)) {}
+  explicit Map(details::UnsafeInit tag) : Base(tag) {}
   Map(std::initializer_list<std::pair<K, V>> init)  // NOLINT(*)
-      : Map(init.begin(), init.end()) {}
+      : Base(init.begin(), init.end()) {}
   /*! \brief From a range of pairs; later duplicates overwrite earlier ones. */
   template <typename Iter, typename = std::enable_if_t<!std::is_integral_v<Iter>>>
-  Map(Iter first, Iter last) : ObjectRef(details::UnsafeInit{}) {
-    std::vector<MapBaseObj::KVType> pairs = details::ToStoredPairs<K, V>(first, last);
-    data_ = MapBaseObj::CreateFromRange<MapObj>(std::make_move_iterator(pairs.begin()),
-                                                std::make_move_iterator(pairs.end()));
-  }
+  Map(Iter first, Iter last) : Base(first, last) {}
   template <typename Hash, typename Equal>
   Map(const std::unordered_map<K, V, Hash, Equal>& init)  // NOLINT(*)
-      : Map(init.begin(), init.end()) {}
+      : Base(init.begin(), init.end()) {}
   /*! \brief Any map can be viewed as Map<Any, Any> (shares the object). */
   template <typename K2, typename V2,
             typename = std::enable_if_t<std::is_same_v<K, Any> && std::is_same_v<V, Any> &&
                                         !(std::is_same_v<K2, Any> && std::is_same_v<V2, Any>)>>
-  Map(const Map<K2, V2>& other) : ObjectRef(other) {}  // NOLINT(*)
-
-  // ---- reading ----
-  size_t size() const { return Obj() == nullptr ? 0 : Obj()->size(); }
-  bool empty() const { return size() == 0; }
-  size_t count(const K& key) const { return Obj() == nullptr ? 0 : Obj()->count(AnyView(key)); }
-  /*! \brief The value of `key` (KeyError when absent). */
-  V at(const K& key) const {
-    if (Obj() == nullptr) TVM_FFI_THROW(KeyError) << "key is not in Map";
-    return details::StoredAs<V>(Obj()->at(AnyView(key)).raw());
-  }
-  V operator[](const K& key) const { return at(key); }
-  std::optional<V> Get(const K& key) const {
-    if (Obj() == nullptr) return std::nullopt;
-    MapBaseObj::iterator it = Obj()->find(AnyView(key));
-    if (it == Obj()->end()) return std::nullopt;
-    return details::StoredAs<V>(it->second.raw());
-  }
-  iterator find(const K& key) const {
-    return Obj() == nullptr ? iterator() : iterator(Obj()->find(AnyView(key)));
-  }
-  iterator begin() const { return Obj() == nullptr ? iterator() : iterator(Obj()->begin()); }
-  iterator end() const { return Obj() == nullptr ? iterator() : iterator(Obj()->end()); }
+  Map(const Map<K2, V2>& other) : Base(details::ObjectUnsafe::GetPtr(other)) {}  // NOLINT(*)
 
   // ---- writing (copy-on-write) ----
   void Set(const K& key, const V& value) {
     MapBaseObj::KVType kv(details::ToStored<K>(key), details::ToStored<V>(value));
     CopyOnWrite();
-    ObjectPtr<Object> grown = MapBaseObj::InsertMaybeReHash<MapObj>(std::move(kv), data_);
-    if (grown != nullptr) data_ = std::move(grown);
+    ObjectPtr<Object> grown = MapBaseObj::InsertMaybeReHash<MapObj>(std::move(kv), this->data_);
+    if (grown != nullptr) this->data_ = std::move(grown);
   }
   void erase(const K& key) {
-    if (count(key) == 0) return;  // nothing to do: do not copy a shared map
+    if (this->count(key) == 0) return;  // nothing to do: do not copy a shared map
     CopyOnWrite()->erase(AnyView(key));
   }
   void clear() {
-    if (!empty()) data_ = MapBaseObj::Empty<MapObj>();
+    if (!this->empty()) this->data_ = MapBaseObj::Empty<MapObj>();
   }
 
   /*! \brief The object, made unique first (so it can be written). */
   MapObj* CopyOnWrite() {
-    if (Obj() == nullptr) {
-      data_ = MapBaseObj::Empty<MapObj>();
-    } else if (!data_.unique()) {
-      data_ = MapBaseObj::CopyFrom<MapObj>(Obj());
+    if (this->ObjPtr() == nullptr) {
+      this->data_ = MapBaseObj::Empty<MapObj>();
+    } else if (!this->data_.unique()) {
+      this->data_ = MapBaseObj::CopyFrom<MapObj>(this->ObjPtr());
     }
-    return Obj();
+    return this->ObjPtr();
   }
-  MapObj* GetMapObj() const { return Obj(); }
-  const MapObj* get() const { return Obj(); }
-  const MapObj* operator->() const { return Obj(); }
-
-  using ContainerType = MapObj;
-  static constexpr bool _type_is_nullable = false;
-  static constexpr bool _type_custom_traits = true;
-
- private:
-  MapObj* Obj() const { return static_cast<MapObj*>(data_.get()); }
+  MapObj* GetMapObj() const { return this->ObjPtr(); }
 };
 
 /*! \brief Map<K, V> travels as a Map object; a Dict converts by copying. */

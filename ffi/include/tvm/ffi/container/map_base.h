@@ -881,6 +881,61 @@ std::vector<MapBaseObj::KVType> ToStoredPairs(Iter first, Iter last) {
 }
 
 /*!
+ * \brief What Map<K, V> and Dict<K, V> share: the reference to a MapBaseObj of concrete type
+ * `Obj`, construction from pairs, and every reading accessor. They differ only in how they
+ * write (Map copies on write, Dict mutates the shared object), which each adds itself.
+ */
+template <typename Obj, typename K, typename V>
+class MapRefBase : public ObjectRef {
+ public:
+  using key_type = K;
+  using mapped_type = V;
+  using iterator = MapIterator<K, V>;
+  using const_iterator = iterator;
+
+  size_t size() const { return ObjPtr() == nullptr ? 0 : ObjPtr()->size(); }
+  bool empty() const { return size() == 0; }
+  size_t count(const K& key) const { return ObjPtr() == nullptr ? 0 : ObjPtr()->count(AnyView(key)); }
+  /*! \brief The value of `key` (KeyError when absent). */
+  V at(const K& key) const {
+    if (ObjPtr() == nullptr) TVM_FFI_THROW(KeyError) << "key is not in the map";
+    return StoredAs<V>(ObjPtr()->at(AnyView(key)).raw());
+  }
+  V operator[](const K& key) const { return at(key); }
+  std::optional<V> Get(const K& key) const {
+    if (ObjPtr() == nullptr) return std::nullopt;
+    MapBaseObj::iterator it = ObjPtr()->find(AnyView(key));
+    if (it == ObjPtr()->end()) return std::nullopt;
+    return StoredAs<V>(it->second.raw());
+  }
+  iterator find(const K& key) const {
+    return ObjPtr() == nullptr ? iterator() : iterator(ObjPtr()->find(AnyView(key)));
+  }
+  iterator begin() const { return ObjPtr() == nullptr ? iterator() : iterator(ObjPtr()->begin()); }
+  iterator end() const { return ObjPtr() == nullptr ? iterator() : iterator(ObjPtr()->end()); }
+
+  const Obj* get() const { return ObjPtr(); }
+  const Obj* operator->() const { return ObjPtr(); }
+
+  using ContainerType = Obj;
+  static constexpr bool _type_is_nullable = false;
+  static constexpr bool _type_custom_traits = true;
+
+ protected:
+  MapRefBase() : ObjectRef(MapBaseObj::Empty<Obj>()) {}
+  explicit MapRefBase(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
+  explicit MapRefBase(UnsafeInit tag) : ObjectRef(tag) {}
+  /*! \brief From a range of pairs; later duplicates overwrite earlier ones. */
+  template <typename Iter>
+  MapRefBase(Iter first, Iter last) : ObjectRef(UnsafeInit{}) {
+    std::vector<MapBaseObj::KVType> pairs = ToStoredPairs<K, V>(first, last);
+    data_ = MapBaseObj::CreateFromRange<Obj>(std::make_move_iterator(pairs.begin()),
+                                             std::make_move_iterator(pairs.end()));
+  }
+  Obj* ObjPtr() const { return static_cast<Obj*>(data_.get()); }
+};
+
+/*!
  * \brief Shared TypeTraits of Map<K, V> and Dict<K, V>: reuse the object when it has the
  * primary index and strictly typed pairs, else build a new one pair by pair (nullopt when a
  * pair does not convert).
