@@ -96,8 +96,9 @@ def test_te_structure():
     assert isinstance(B.body, tir.Reduce)
     f = te.create_prim_func([A, B])
     text = str(f)
-    assert "B[i] = T.float32(0)" in text
-    assert "B[i] = (B[i] + A[i, k])" in text
+    assert 'with T.block("B"):' in text and "v_k = T.axis.reduce(16, k)" in text, text
+    assert "with T.init():" in text and "B[v_i] = T.float32(0)" in text
+    assert "B[v_i] = (B[v_i] + A[v_i, v_k])" in text
 
 
 def test_json_round_trip():

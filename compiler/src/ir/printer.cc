@@ -259,6 +259,8 @@ class Printer {
       Indices(n->buffer->shape);
       os << (n->buffer->shape.size() == 1 ? ",), \"" : "), \"") << DTypeToString(n->buffer->dtype) << "\")\n";
       St(n->body, ind);
+    } else if (auto* n = s.as<BlockRealizeNode>()) {
+      Realize(n, ind);
     } else if (auto* n = s.as<EvaluateNode>()) {
       Indent(ind);
       os << "T.evaluate(";
@@ -269,6 +271,97 @@ class Printer {
       Generic(s);
       os << "\n";
     }
+  }
+
+  void Region(const BufferRegion& r) {
+    os << std::string(r->buffer->name) << "[";
+    for (size_t i = 0; i < r->region.size(); ++i) {
+      if (i) os << ", ";
+      const Range& x = r->region[i];
+      Expr(x->min);
+      if (const int64_t* e = AsConstInt(x->extent); !(e && *e == 1)) {
+        os << ":";
+        Expr(x->min);
+        os << " + ";
+        Expr(x->extent);
+      }
+    }
+    os << "]";
+  }
+
+  void Regions(const char* what, const Array<BufferRegion>& rs, int ind) {
+    Indent(ind);
+    os << "T." << what << "(";
+    for (size_t i = 0; i < rs.size(); ++i) {
+      if (i) os << ", ";
+      Region(rs[i]);
+    }
+    os << ")\n";
+  }
+
+  void AllocBuffer(const Buffer& b, int ind) {
+    Indent(ind);
+    os << std::string(b->name) << " = T.alloc_buffer((";
+    Indices(b->shape);
+    os << (b->shape.size() == 1 ? ",), \"" : "), \"") << DTypeToString(b->dtype) << "\"";
+    if (std::string(b->scope) != "global") os << ", scope=\"" << std::string(b->scope) << "\"";
+    os << ")\n";
+  }
+
+  // `with T.block(name):` then the iter var bindings, predicate, regions, allocations,
+  // init and body. The root block (name "root") is shown only when it allocates.
+  void Realize(const BlockRealizeNode* r, int ind) {
+    const BlockNode* b = r->block.get();
+    bool root = std::string(b->name_hint) == "root" && b->iter_vars.empty();
+    if (root && b->alloc_buffers.empty()) {
+      St(b->body, ind);
+      return;
+    }
+    Indent(ind);
+    os << "with T.block(\"" << std::string(b->name_hint) << "\"):\n";
+    int in = ind + 1;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      const IterVar& iv = b->iter_vars[i];
+      Indent(in);
+      os << std::string(iv->var->name) << " = T.axis." << (iv->kind == 2 ? "reduce" : "spatial") << "(";
+      if (const int64_t* m = AsConstInt(iv->min); m && *m == 0) {
+        Expr(iv->extent);
+      } else {
+        os << "(";
+        Expr(iv->min);
+        os << ", ";
+        Expr(iv->min);
+        os << " + ";
+        Expr(iv->extent);
+        os << ")";
+      }
+      os << ", ";
+      Expr(r->iter_values[i]);
+      os << ")\n";
+    }
+    if (const int64_t* p = AsConstInt(r->predicate); !(p && *p == 1)) {
+      Indent(in);
+      os << "T.where(";
+      Expr(r->predicate);
+      os << ")\n";
+    }
+    if (!root) {
+      Regions("reads", b->reads, in);
+      Regions("writes", b->writes, in);
+    }
+    if (!b->annotations.empty()) {
+      Indent(in);
+      os << "T.block_attr(";
+      PrintAny(Any(b->annotations));
+      os << ")\n";
+    }
+    for (const Buffer& buf : b->alloc_buffers) AllocBuffer(buf, in);
+    if (b->init.defined()) {
+      Indent(in);
+      os << "with T.init():\n";
+      St(b->init, in + 1);
+    }
+    St(b->body, in);
   }
 
   void Func(const PrimFunc& f, const std::string& name, int ind) {

@@ -1,7 +1,9 @@
 /*
- * te.CreatePrimFunc: turns TE tensors (placeholders and compute stages) into a PrimFunc with
- * one loop nest per stage. Reductions become an init store followed by a reduction loop nest.
- * Stages that are not arguments get a temporary Allocate around the whole body.
+ * te.CreatePrimFunc: turns TE tensors (placeholders and compute stages) into a PrimFunc in
+ * TensorIR form, as TVM does: a root block allocating the intermediate stages, and per stage
+ * one loop nest (loops named after the axes) around one block named after the stage. The
+ * block's iter vars (`v_<axis>`, spatial or reduce) are bound to the loops; a reduction's
+ * identity store is the block's `init`, so its loops nest perfectly.
  */
 #include <tvm/ffi/error.h>
 #include <tvm/tir/ir.h>
@@ -11,6 +13,7 @@
 #include <unordered_set>
 
 #include "../support/registry.h"
+#include "../tir/schedule/utils.h"
 
 namespace tvm {
 namespace {
@@ -38,13 +41,6 @@ PrimExpr Combine(const std::string& combiner, PrimExpr acc, PrimExpr v) {
   return MakeBinary("tir.Min", acc, v);
 }
 
-Stmt Nest(const Array<IterVar>& axes, Stmt body) {
-  for (size_t i = axes.size(); i-- > 0;) {
-    body = MakeFor(axes[i]->var, axes[i]->min, axes[i]->extent, 0, body);
-  }
-  return body;
-}
-
 void Visit(const TETensor& t, std::vector<TETensor>* order, std::unordered_set<const Object*>* seen) {
   if (!seen->insert(t.get()).second) return;
   for (const ObjectRef& in : t->inputs) {
@@ -53,6 +49,49 @@ void Visit(const TETensor& t, std::vector<TETensor>* order, std::unordered_set<c
     Visit(ffi::details::ObjectUnsafe::RefFromPtr<TETensor>(ffi::GetObjectPtr<Object>(in)), order, seen);
   }
   order->push_back(t);
+}
+
+/*! \brief The loop nest and block of one compute stage. */
+Stmt StageNest(const TETensor& t) {
+  Array<IterVar> axes = t->axis;
+  const ReduceNode* red = t->body.as<ReduceNode>();
+  if (red) {
+    for (const IterVar& iv : red->axis) axes.push_back(iv);
+  }
+  Array<IterVar> block_vars;
+  Array<PrimExpr> bindings;
+  std::vector<Var> loops;
+  tir::VarMap to_block;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const IterVar& iv = axes[k];
+    std::string n(iv->var->name);
+    Var bv("v_" + n, iv->var->dtype), lv(n, iv->var->dtype);
+    int64_t kind = (red && k >= t->axis.size()) ? 2 : 0;
+    block_vars.push_back(MakeIterVar(bv, iv->min, iv->extent, kind));
+    to_block[iv->var.get()] = bv;
+    loops.push_back(lv);
+    bindings.push_back(lv);
+  }
+  Array<PrimExpr> idx;
+  for (size_t k = 0; k < t->axis.size(); ++k) idx.push_back(block_vars[k]->var);
+  Stmt body, init;
+  if (red) {
+    std::string comb(red->combiner);
+    init = MakeBufferStore(t->buffer, Identity(comb, red->dtype), idx);
+    PrimExpr src = tir::Substitute(red->source, to_block);
+    body = MakeBufferStore(t->buffer, Combine(comb, MakeBufferLoad(t->buffer, idx), src), idx);
+    const IntImmNode* always = red->condition.as<IntImmNode>();
+    if (!(always && always->value == 1)) {
+      body = MakeIfThenElse(tir::Substitute(red->condition, to_block), body, Stmt());
+    }
+  } else {
+    body = MakeBufferStore(t->buffer, tir::Substitute(t->body, to_block), idx);
+  }
+  Block block = tir::WithAccessRegions(
+      MakeBlock(block_vars, {}, {}, std::string(t->buffer->name), body, init, {}, {}));
+  Stmt s = MakeBlockRealize(bindings, IntImm(Bool(), 1), block);
+  for (size_t k = axes.size(); k-- > 0;) s = MakeFor(loops[k], axes[k]->min, axes[k]->extent, 0, s);
+  return s;
 }
 
 }  // namespace
@@ -70,7 +109,7 @@ PrimFunc CreatePrimFunc(Array<TETensor> args, std::string name) {
     buffer_map.Set(t->buffer->data, t->buffer);
   }
   Array<Stmt> stages;
-  std::vector<Buffer> temps;
+  Array<Buffer> temps;
   for (const TETensor& t : order) {
     if (!t->body.defined()) {
       if (!is_arg.count(t.get())) {
@@ -80,25 +119,12 @@ PrimFunc CreatePrimFunc(Array<TETensor> args, std::string name) {
       continue;
     }
     if (!is_arg.count(t.get())) temps.push_back(t->buffer);
-    Array<PrimExpr> idx;
-    for (const IterVar& iv : t->axis) idx.push_back(iv->var);
-    if (const ReduceNode* r = t->body.as<ReduceNode>()) {
-      std::string comb(r->combiner);
-      Stmt init = MakeBufferStore(t->buffer, Identity(comb, r->dtype), idx);
-      Stmt update = MakeBufferStore(
-          t->buffer, Combine(comb, MakeBufferLoad(t->buffer, idx), r->source), idx);
-      const IntImmNode* always = r->condition.as<IntImmNode>();
-      if (!(always && always->value == 1)) update = MakeIfThenElse(r->condition, update, Stmt());
-      stages.push_back(Nest(t->axis, MakeSeq({init, Nest(r->axis, update)})));
-    } else {
-      stages.push_back(Nest(t->axis, MakeBufferStore(t->buffer, t->body, idx)));
-    }
+    stages.push_back(StageNest(t));
   }
-  Stmt body = MakeSeq(stages);
-  for (size_t i = temps.size(); i-- > 0;) body = MakeAllocate(temps[i], body);
+  Block root = MakeBlock({}, {}, {}, "root", MakeSeq(stages), Stmt(), temps, {});
   Map<String, Any> attrs;
   attrs.Set(String("global_symbol"), String(name));
-  return MakePrimFunc(params, buffer_map, body, attrs);
+  return MakePrimFunc(params, buffer_map, MakeBlockRealize({}, IntImm(Bool(), 1), root), attrs);
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {

@@ -16,6 +16,22 @@ Array<PrimExpr> ExprMutator::VisitArray(const Array<PrimExpr>& arr, bool* change
   return out;
 }
 
+Array<BufferRegion> ExprMutator::VisitRegions(const Array<BufferRegion>& regions, bool* changed) {
+  Array<BufferRegion> out;
+  for (const BufferRegion& r : regions) {
+    bool c = false;
+    Array<Range> rs;
+    for (const Range& x : r->region) {
+      PrimExpr mn = VisitExpr(x->min), ext = VisitExpr(x->extent);
+      if (!mn.same_as(x->min) || !ext.same_as(x->extent)) c = true;
+      rs.push_back(c ? Range(mn, ext) : x);
+    }
+    if (c) *changed = true;
+    out.push_back(c ? BufferRegion(r->buffer, rs) : r);
+  }
+  return out;
+}
+
 PrimExpr ExprMutator::MutateExprChildren(const PrimExpr& e) {
   if (!e.defined()) return e;
 #define TVM_MUTATE_BIN(Name)                                            \
@@ -104,7 +120,7 @@ Stmt ExprMutator::MutateStmtChildren(const Stmt& s) {
     PrimExpr mn = VisitExpr(n->min), ext = VisitExpr(n->extent);
     Stmt body = VisitStmt(n->body);
     if (mn.same_as(n->min) && ext.same_as(n->extent) && body.same_as(n->body)) return s;
-    return MakeFor(n->loop_var, mn, ext, n->kind, body, std::string(n->thread_tag));
+    return MakeFor(n->loop_var, mn, ext, n->kind, body, std::string(n->thread_tag), n->annotations);
   }
   if (auto* n = s.as<BufferStoreNode>()) {
     bool changed = false;
@@ -144,6 +160,33 @@ Stmt ExprMutator::MutateStmtChildren(const Stmt& s) {
   if (auto* n = s.as<EvaluateNode>()) {
     PrimExpr v = VisitExpr(n->value);
     return v.same_as(n->value) ? s : MakeEvaluate(v);
+  }
+  if (auto* n = s.as<BlockRealizeNode>()) {
+    bool changed = false;
+    Array<PrimExpr> values = VisitArray(n->iter_values, &changed);
+    PrimExpr pred = VisitExpr(n->predicate);
+    Stmt b = VisitStmt(n->block);
+    if (!changed && pred.same_as(n->predicate) && b.same_as(n->block)) return s;
+    return MakeBlockRealize(values, pred, UncheckedCast<Block>(b));
+  }
+  if (auto* n = s.as<BlockNode>()) {
+    bool changed = false;
+    Array<IterVar> ivs;
+    for (const IterVar& iv : n->iter_vars) {
+      PrimExpr mn = VisitExpr(iv->min), ext = VisitExpr(iv->extent);
+      if (mn.same_as(iv->min) && ext.same_as(iv->extent)) {
+        ivs.push_back(iv);
+      } else {
+        changed = true;
+        ivs.push_back(MakeIterVar(iv->var, mn, ext, iv->kind));
+      }
+    }
+    Array<BufferRegion> reads = VisitRegions(n->reads, &changed);
+    Array<BufferRegion> writes = VisitRegions(n->writes, &changed);
+    Stmt init = VisitStmt(n->init), body = VisitStmt(n->body);
+    if (!changed && init.same_as(n->init) && body.same_as(n->body)) return s;
+    return MakeBlock(ivs, reads, writes, std::string(n->name_hint), body, init, n->alloc_buffers,
+                     n->annotations);
   }
   TVM_FFI_THROW(ValueError) << "ExprMutator: unsupported statement " << s.GetTypeKey();
 }

@@ -191,7 +191,11 @@ PrimExpr MakeBroadcast(PrimExpr value, int64_t lanes) {
 }
 
 Buffer MakeBuffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides,
-                  std::string name) {
+                  std::string name, std::string scope) {
+  if (scope != "global" && scope != "local" && scope != "shared") {
+    TVM_FFI_THROW(ValueError) << "buffer " << name << ": unknown storage scope '" << scope
+                              << "' (expected global, local or shared)";
+  }
   ObjectPtr<BufferNode> n = make_object<BufferNode>();
   if (!data.defined()) data = Var(name, Handle());
   n->data = std::move(data);
@@ -203,11 +207,16 @@ Buffer MakeBuffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExp
   n->shape = std::move(shape);
   n->strides = std::move(strides);
   n->name = String(name);
+  n->scope = String(scope);
   return Buffer(n);
 }
 
+Buffer MakeBufferLike(const Buffer& b, std::string name, Array<PrimExpr> shape, std::string scope) {
+  return MakeBuffer(Var(name, Handle()), b->dtype, std::move(shape), {}, name, scope);
+}
+
 Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
-             std::string thread_tag) {
+             std::string thread_tag, Map<String, Any> annotations) {
   CheckDefined(min, "For.min");
   CheckDefined(extent, "For.extent");
   if (!body.defined()) TVM_FFI_THROW(ValueError) << "For body is None";
@@ -218,7 +227,91 @@ Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
   n->kind = kind;
   n->body = std::move(body);
   n->thread_tag = String(thread_tag);
+  n->annotations = std::move(annotations);
   return Stmt(n);
+}
+
+Stmt WithBody(const ForNode* loop, Stmt body) {
+  return MakeFor(loop->loop_var, loop->min, loop->extent, loop->kind, std::move(body),
+                 std::string(loop->thread_tag), loop->annotations);
+}
+
+Range::Range(PrimExpr min, PrimExpr extent) : ObjectRef(ffi::details::UnsafeInit{}) {
+  CheckDefined(min, "Range.min");
+  CheckDefined(extent, "Range.extent");
+  ObjectPtr<RangeNode> n = make_object<RangeNode>();
+  n->min = std::move(min);
+  n->extent = std::move(extent);
+  data_ = std::move(n);
+}
+
+BufferRegion::BufferRegion(Buffer buffer, Array<Range> region) : ObjectRef(ffi::details::UnsafeInit{}) {
+  if (region.size() != buffer->shape.size()) {
+    TVM_FFI_THROW(ValueError) << "region of " << std::string(buffer->name) << " has " << region.size()
+                              << " ranges for " << buffer->shape.size() << " dimensions";
+  }
+  ObjectPtr<BufferRegionNode> n = make_object<BufferRegionNode>();
+  n->buffer = std::move(buffer);
+  n->region = std::move(region);
+  data_ = std::move(n);
+}
+
+IterVar MakeIterVar(Var v, PrimExpr min, PrimExpr extent, int64_t kind) {
+  if (kind < 0 || kind > 4) TVM_FFI_THROW(ValueError) << "IterVar kind must be in 0..4, got " << kind;
+  ObjectPtr<IterVarNode> n = make_object<IterVarNode>();
+  n->var = std::move(v);
+  n->min = std::move(min);
+  n->extent = std::move(extent);
+  n->kind = kind;
+  return IterVar(n);
+}
+
+Block MakeBlock(Array<IterVar> iter_vars, Array<BufferRegion> reads, Array<BufferRegion> writes,
+                std::string name, Stmt body, Stmt init, Array<Buffer> alloc_buffers,
+                Map<String, Any> annotations) {
+  if (!body.defined()) TVM_FFI_THROW(ValueError) << "block " << name << ": body is None";
+  for (const IterVar& iv : iter_vars) {
+    if (iv->kind != 0 && iv->kind != 2) {
+      TVM_FFI_THROW(ValueError) << "block " << name << ": iter var " << std::string(iv->var->name)
+                                << " must be spatial (0) or reduce (2)";
+    }
+  }
+  ObjectPtr<BlockNode> n = make_object<BlockNode>();
+  n->iter_vars = std::move(iter_vars);
+  n->reads = std::move(reads);
+  n->writes = std::move(writes);
+  n->name_hint = String(name);
+  n->body = std::move(body);
+  n->init = std::move(init);
+  n->alloc_buffers = std::move(alloc_buffers);
+  n->annotations = std::move(annotations);
+  return Block(n);
+}
+
+BlockRealize MakeBlockRealize(Array<PrimExpr> iter_values, PrimExpr predicate, Block block) {
+  if (!block.defined()) TVM_FFI_THROW(ValueError) << "BlockRealize: block is None";
+  std::string name(block->name_hint);
+  if (iter_values.size() != block->iter_vars.size()) {
+    TVM_FFI_THROW(ValueError) << "block " << name << " has " << block->iter_vars.size()
+                              << " iter vars but is bound to " << iter_values.size() << " values";
+  }
+  for (size_t i = 0; i < iter_values.size(); ++i) {
+    CheckDefined(iter_values[i], "BlockRealize value");
+    if (iter_values[i].dtype() != block->iter_vars[i]->var->dtype) {
+      TVM_FFI_THROW(TypeError) << "block " << name << ": binding of "
+                               << std::string(block->iter_vars[i]->var->name) << " has dtype "
+                               << DTypeToString(iter_values[i].dtype());
+    }
+  }
+  if (!predicate.defined()) predicate = IntImm(Bool(), 1);
+  if (!IsBool(predicate.dtype()) || predicate.dtype().lanes != 1) {
+    TVM_FFI_THROW(TypeError) << "block " << name << ": predicate must be a scalar bool";
+  }
+  ObjectPtr<BlockRealizeNode> n = make_object<BlockRealizeNode>();
+  n->iter_values = std::move(iter_values);
+  n->predicate = std::move(predicate);
+  n->block = std::move(block);
+  return BlockRealize(n);
 }
 
 Stmt MakeBufferStore(Buffer b, PrimExpr value, Array<PrimExpr> indices) {
@@ -342,7 +435,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .Field("dtype", &BufferNode::dtype)
       .Field("shape", &BufferNode::shape)
       .Field("strides", &BufferNode::strides)
-      .Field("name", &BufferNode::name);
+      .Field("name", &BufferNode::name)
+      .Field("scope", &BufferNode::scope);
   Reflect<BufferLoadNode>()
       .Field("dtype", &BufferLoadNode::dtype)
       .Field("buffer", &BufferLoadNode::buffer)
@@ -353,7 +447,27 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .Field("extent", &ForNode::extent)
       .Field("kind", &ForNode::kind)
       .Field("body", &ForNode::body)
-      .Field("thread_tag", &ForNode::thread_tag);
+      .Field("thread_tag", &ForNode::thread_tag)
+      .Field("annotations", &ForNode::annotations);
+  Reflect<RangeNode>().Field("min", &RangeNode::min).Field("extent", &RangeNode::extent);
+  Reflect<BufferRegionNode>()
+      .Field("buffer", &BufferRegionNode::buffer)
+      .Field("region", &BufferRegionNode::region);
+  // Definitions first (iter vars, allocated buffers), so structural equality binds them
+  // before their uses.
+  Reflect<BlockNode>()
+      .Field("iter_vars", &BlockNode::iter_vars)
+      .Field("alloc_buffers", &BlockNode::alloc_buffers)
+      .Field("reads", &BlockNode::reads)
+      .Field("writes", &BlockNode::writes)
+      .Field("name_hint", &BlockNode::name_hint)
+      .Field("init", &BlockNode::init)
+      .Field("body", &BlockNode::body)
+      .Field("annotations", &BlockNode::annotations);
+  Reflect<BlockRealizeNode>()
+      .Field("iter_values", &BlockRealizeNode::iter_values)
+      .Field("predicate", &BlockRealizeNode::predicate)
+      .Field("block", &BlockRealizeNode::block);
   Reflect<BufferStoreNode>()
       .Field("buffer", &BufferStoreNode::buffer)
       .Field("value", &BufferStoreNode::value)
@@ -424,15 +538,30 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return PrimExpr(n);
   });
   RegisterCompilerGlobal("tir.Buffer", [](Var data, DataType t, Array<PrimExpr> shape,
-                                          Array<PrimExpr> strides, std::string name) {
-    return MakeBuffer(data, t, shape, strides, name);
+                                          Array<PrimExpr> strides, std::string name,
+                                          std::string scope) {
+    return MakeBuffer(data, t, shape, strides, name, scope);
+  });
+  RegisterCompilerGlobal("ir.Range", [](PrimExpr min, PrimExpr extent) { return Range(min, extent); });
+  RegisterCompilerGlobal("tir.BufferRegion", [](Buffer b, Array<Range> region) {
+    return BufferRegion(b, region);
+  });
+  RegisterCompilerGlobal("tir.Block", [](Array<IterVar> iter_vars, Array<BufferRegion> reads,
+                                         Array<BufferRegion> writes, std::string name, Stmt body,
+                                         ffi::Optional<Stmt> init, Array<Buffer> alloc_buffers,
+                                         Map<String, Any> annotations) {
+    return MakeBlock(iter_vars, reads, writes, name, body, init.value_or(Stmt()), alloc_buffers,
+                     annotations);
+  });
+  RegisterCompilerGlobal("tir.BlockRealize", [](Array<PrimExpr> values, PrimExpr predicate, Block b) {
+    return MakeBlockRealize(values, predicate, b);
   });
   RegisterCompilerGlobal("tir.BufferLoad", [](Buffer b, Array<PrimExpr> idx) {
     return MakeBufferLoad(b, idx);
   });
   RegisterCompilerGlobal("tir.For", [](Var v, PrimExpr min, PrimExpr ext, int64_t kind, Stmt body,
-                                       std::string tag) {
-    return MakeFor(v, min, ext, kind, body, tag);
+                                       std::string tag, ffi::Optional<Map<String, Any>> annotations) {
+    return MakeFor(v, min, ext, kind, body, tag, annotations.value_or(Map<String, Any>()));
   });
   RegisterCompilerGlobal("tir.BufferStore", [](Buffer b, PrimExpr v, Array<PrimExpr> idx) {
     return MakeBufferStore(b, v, idx);
@@ -465,12 +594,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return IRModule(n);
   });
   RegisterCompilerGlobal("tir.IterVar", [](Var v, PrimExpr min, PrimExpr ext, int64_t kind) {
-    ObjectPtr<IterVarNode> n = make_object<IterVarNode>();
-    n->var = v;
-    n->min = min;
-    n->extent = ext;
-    n->kind = kind;
-    return IterVar(n);
+    return MakeIterVar(v, min, ext, kind);
   });
   RegisterCompilerGlobal("tir.Reduce", [](std::string combiner, PrimExpr source,
                                           Array<IterVar> axis, PrimExpr condition) {

@@ -201,12 +201,16 @@ class Executable:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
 
 
+_PIPELINE = ("LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
+             "LowerOpaqueBlock", "Simplify", "FlattenBuffer", "VectorizeLoop", "Simplify")
+
+
 def lower(func_or_mod):
-    """The TIR pipeline before codegen, on every function:
-    Simplify -> FlattenBuffer -> VectorizeLoop -> Simplify."""
+    """The TIR pipeline before codegen, on every function: the block passes
+    (LowerInitBlock -> ConvertBlocksToOpaque -> CompactBufferAllocation -> LowerOpaqueBlock),
+    then Simplify -> FlattenBuffer -> VectorizeLoop -> Simplify."""
     mod = _as_module(func_or_mod)
-    passes = [_api("tir.transform.Simplify"), _api("tir.transform.FlattenBuffer"),
-              _api("tir.transform.VectorizeLoop"), _api("tir.transform.Simplify")]
+    passes = [_api("tir.transform." + name) for name in _PIPELINE]
     funcs = {}
     for name, func in mod.functions.items():
         for p in passes:

@@ -4,12 +4,12 @@ from .._compiler_guard import require_compiler
 
 require_compiler("tvm.tir")
 
-from .expr import (Add, Allocate, And, Broadcast, Buffer, BufferLoad, BufferStore, Call, Cast,
+from .expr import (Add, Allocate, And, Block, BlockRealize, Broadcast, Buffer, BufferRegion, BufferLoad, BufferStore, Call, Cast,
                    Div, EQ, Evaluate, FloatImm, FloorDiv, FloorMod, For, ForKind, GE, GT,
                    IfThenElse, IntImm, IterVar, LE, LT, Let, LetStmt, Max, Min, Mod, Mul, NE, Not,
-                   Or, PrimExpr, PrimFunc, Ramp, Reduce, Select, SeqStmt, Stmt, StringImm, Sub,
+                   Or, PrimExpr, PrimFunc, Ramp, Range, Reduce, Select, SeqStmt, Stmt, StringImm, Sub,
                    Var, const, convert, decl_buffer)
 from .op import (abs, all, any, cast, ceil, cos, div, erf, exp, exp2, floor, floordiv, floormod,
                  if_then_else, log, log2, log10, max, max_value, min, min_value, pow, round,
                  sigmoid, sin, sqrt, tan, tanh, trunc, truncdiv, truncmod)
-from .schedule import BlockRV, Schedule
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, Trace

@@ -255,15 +255,16 @@ class Buffer(Node):
         return self[tuple(indices)]
 
 
-def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None):
-    """A new Buffer (with a fresh handle Var unless `data` is given)."""
+def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, scope="global"):
+    """A new Buffer (with a fresh handle Var unless `data` is given); `scope` is the storage
+    scope: "global", "local" or "shared"."""
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
     shape = [convert(s, "int32") if isinstance(s, int) else s for s in shape]
     strides = [convert(s, "int32") if isinstance(s, int) else s for s in (strides or [])]
     if data is None:
         data = Var(name, "handle")
-    return _api("tir.Buffer")(data, str(dtype), shape, strides, str(name))
+    return _api("tir.Buffer")(data, str(dtype), shape, strides, str(name), str(scope))
 
 
 @register_object("tir.Stmt")
@@ -282,6 +283,35 @@ IfThenElse = _sreg("tir.IfThenElse")
 SeqStmt = _sreg("tir.SeqStmt")
 Allocate = _sreg("tir.Allocate")
 Evaluate = _sreg("tir.Evaluate")
+Block = _sreg("tir.Block")
+BlockRealize = _sreg("tir.BlockRealize")
+
+
+@register_object("ir.Range")
+class Range(Node):
+    """The half-open range [min, min + extent)."""
+
+    def __init__(self, begin, end=None):
+        if end is None:
+            begin, end = 0, begin
+        begin = convert(begin, "int32")
+        end = convert(end, begin.dtype)
+        self.__init_handle_by_constructor__(_api("ir.Range"), begin, end - begin)
+
+    @staticmethod
+    def from_min_extent(min_value, extent):
+        r = Range.__new__(Range)
+        min_value = convert(min_value, "int32")
+        r.__init_handle_by_constructor__(_api("ir.Range"), min_value, convert(extent, min_value.dtype))
+        return r
+
+
+@register_object("tir.BufferRegion")
+class BufferRegion(Node):
+    """A rectangular region of a buffer (one Range per dimension)."""
+
+    def __init__(self, buffer, region):
+        self.__init_handle_by_constructor__(_api("tir.BufferRegion"), buffer, list(region))
 
 
 class ForKind:
@@ -292,9 +322,14 @@ class ForKind:
     THREAD_BINDING = 4
 
 
-_ctor(For, lambda loop_var, min, extent, kind, body, thread_tag="": _api("tir.For")(
+_ctor(For, lambda loop_var, min, extent, kind, body, thread_tag="", annotations=None: _api("tir.For")(
     loop_var, convert(min, loop_var.dtype), convert(extent, loop_var.dtype), int(kind), body,
-    thread_tag))
+    thread_tag, dict(annotations or {})))
+_ctor(Block, lambda iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=None,
+      annotations=None: _api("tir.Block")(list(iter_vars), list(reads), list(writes), str(name_hint),
+                                          body, init, list(alloc_buffers or []), dict(annotations or {})))
+_ctor(BlockRealize, lambda iter_values, predicate, block: _api("tir.BlockRealize")(
+    [convert(v) for v in iter_values], convert(predicate), block))
 _ctor(BufferStore, lambda buffer, value, indices: _api("tir.BufferStore")(
     buffer, convert(value, buffer.dtype), [convert(i) for i in indices]))
 _ctor(LetStmt, lambda var, value, body: _api("tir.LetStmt")(var, convert(value, var.dtype), body))

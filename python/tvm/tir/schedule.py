@@ -1,26 +1,92 @@
-"""tvm.tir.Schedule: loop transformations on a PrimFunc (primitives in libtvm_compiler).
+"""tvm.tir.Schedule: TensorIR schedule primitives on block and loop handles (TVM's API; the
+primitives live in libtvm_compiler as `tir.schedule.*`).
 
     sch = tir.Schedule(te.create_prim_func([A, B, C]))
-    i, j, k = sch.get_loops(sch.get_block("C"))
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
     io, ii = sch.split(i, factors=[None, 8])
-    sch.reorder(io, j, ii)           # perfectly nested loops only
-    sch.parallel(io); sch.vectorize(ii); sch.unroll(...)
+    sch.reorder(io, j, k, ii)
+    sch.parallel(io); sch.vectorize(ii)
+    print(sch.trace)                  # the primitives applied so far, as Python
     tvm.compile(sch.mod)
 
-A block is named by the buffer it writes (TE stage name); a loop by its loop Var. Each
-primitive replaces `sch.func` with a new PrimFunc (the IR is immutable).
+A block handle (BlockRV) is the block's name; a loop handle (LoopRV) is its loop variable.
+The IR is immutable: every primitive replaces `sch.mod` with a new function, and handles
+stay valid as long as the block or loop exists. A primitive whose preconditions fail raises
+ScheduleError (naming the block or loop and the condition) and changes nothing.
 """
 
+import tvm_ffi
+
 from ..ir import IRModule, _api
-from .expr import ForKind, PrimFunc
+from .expr import ForKind, PrimFunc, Var
+
+
+@tvm_ffi.register_error("ScheduleError")
+class ScheduleError(RuntimeError):
+    """A schedule primitive's precondition does not hold."""
 
 
 class BlockRV(str):
-    """A block handle: the name of the buffer the block writes."""
+    """A block handle: the block's name."""
+
+
+LoopRV = Var  # a loop handle is the loop's variable
+
+
+class Trace:
+    """The primitives applied to a schedule, printable as the Python that replays them."""
+
+    def __init__(self):
+        self.insts = []     # (outputs, name, kwargs)
+        self._names = {}    # id of handle -> printed name
+
+    def _name(self, value):
+        if isinstance(value, (list, tuple)):
+            return "[" + ", ".join(self._name(v) for v in value) + "]"
+        key = id(value) if isinstance(value, Var) else (type(value), value)
+        if isinstance(value, (BlockRV, Var)) and key in self._names:
+            return self._names[key]
+        if isinstance(value, Var):
+            return "loop(%s)" % value.name
+        return repr(str(value) if isinstance(value, BlockRV) else value)
+
+    def _bind(self, value):
+        prefix = "b" if isinstance(value, BlockRV) else "l"
+        name = "%s%d" % (prefix, len(self._names))
+        key = id(value) if isinstance(value, Var) else (type(value), value)
+        self._names[key] = name
+        self._keep = getattr(self, "_keep", [])
+        self._keep.append(value)  # ids stay unique while the trace lives
+        return name
+
+    def append(self, name, kwargs, outputs=None):
+        args = ", ".join("%s=%s" % (k, self._name(v)) for k, v in kwargs.items())
+        if outputs is None:
+            line = "sch.%s(%s)" % (name, args)
+        else:
+            outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+            lhs = ", ".join(self._bind(o) for o in outs)
+            line = "%s = sch.%s(%s)" % (lhs if outs else "_", name, args)
+        self.insts.append(line)
+
+    def __str__(self):
+        return "\n".join(["# from tvm import tir", "def apply_trace(sch: tir.Schedule) -> None:"]
+                         + ["    " + x for x in self.insts] if self.insts else
+                         ["def apply_trace(sch: tir.Schedule) -> None:", "    pass"])
+
+    def show(self):
+        print(self)
+
+
+def _loops_arg(loops):
+    if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+        loops = loops[0]
+    return list(loops)
 
 
 class Schedule:
-    def __init__(self, mod, func_name=None):
+    def __init__(self, mod, func_name=None, **kwargs):
         if isinstance(mod, IRModule):
             names = [str(k) for k in mod.functions.keys()]
             self.func_name = func_name or ("main" if "main" in names else names[0])
@@ -30,7 +96,8 @@ class Schedule:
             attrs = mod.attrs
             self.func_name = str(attrs["global_symbol"]) if "global_symbol" in attrs else "main"
         else:
-            raise TypeError("Schedule expects a PrimFunc or an IRModule")
+            raise TypeError("Schedule expects a PrimFunc or an IRModule, got %r" % type(mod).__name__)
+        self.trace = Trace()
 
     @property
     def mod(self):
@@ -39,118 +106,202 @@ class Schedule:
     def show(self):
         print(self.func)
 
-    # A block is the stage storing to a buffer. After cache_write("C") the computation stores
-    # to "C_local" but is still called "C" (as in TVM), and the copy-out stage is "C_local".
-    def _buffer_of(self, block):
-        return getattr(self, "_renamed", {}).get(str(block), str(block))
+    def _run(self, prim, *args):
+        out = _api("tir.schedule." + prim)(self.func, *args)
+        if isinstance(out, PrimFunc):  # primitives that create no handle
+            self.func = out
+            return None
+        self.func = out[0]
+        return out[1]
+
+    @staticmethod
+    def _block(block):
+        if not isinstance(block, str):
+            raise TypeError("expected a block handle (BlockRV), got %r" % type(block).__name__)
+        return str(block)
+
+    @staticmethod
+    def _loop(loop):
+        if not isinstance(loop, Var):
+            raise TypeError("expected a loop handle (LoopRV), got %r" % type(loop).__name__)
+        return loop
+
+    # ---- queries ----
 
     def get_block(self, name, func_name=None):
-        _api("tir.schedule.GetLoops")(self.func, self._buffer_of(name))  # raises if absent
-        return BlockRV(name)
+        _api("tir.schedule.GetBlock")(self.func, str(name))
+        rv = BlockRV(name)
+        self.trace.append("get_block", {"name": str(name), "func_name": self.func_name}, rv)
+        return rv
+
+    get_sblock = get_block  # the name of newer TVM (tvm.s_tir)
 
     def get_loops(self, block):
-        init = getattr(self, "_init_loops", {}).get(str(block))
-        if init is not None:
-            return list(init)
-        return list(_api("tir.schedule.GetLoops")(self.func, self._buffer_of(block)))
+        loops = list(_api("tir.schedule.GetLoops")(self.func, self._block(block)))
+        self.trace.append("get_loops", {"block": block}, loops)
+        return loops
 
-    def split(self, loop, factors, preserve_unit_iters=True):
-        factors = [None if f is None else int(f) for f in factors]
-        self.func, loops = _api("tir.schedule.Split")(self.func, loop, factors)
-        return list(loops)
-
-    def fuse(self, *loops):
-        loops = list(loops[0]) if len(loops) == 1 and isinstance(loops[0], (list, tuple)) else list(loops)
-        out = loops[0]
-        for nxt in loops[1:]:
-            self.func, fused = _api("tir.schedule.Fuse")(self.func, out, nxt)
-            out = fused[0]
+    def get_child_blocks(self, block_or_loop):
+        target = block_or_loop if isinstance(block_or_loop, Var) else self._block(block_or_loop)
+        out = [BlockRV(str(b)) for b in _api("tir.schedule.GetChildBlocks")(self.func, target)]
+        self.trace.append("get_child_blocks", {"block_or_loop": block_or_loop}, out)
         return out
 
-    def reorder(self, *loops):
-        self.func = _api("tir.schedule.Reorder")(self.func, list(loops))
+    def get_producers(self, block):
+        out = [BlockRV(str(b)) for b in _api("tir.schedule.GetProducers")(self.func, self._block(block))]
+        self.trace.append("get_producers", {"block": block}, out)
+        return out
 
-    def _annotate(self, loop, kind):
-        self.func = _api("tir.schedule.Annotate")(self.func, loop, kind)
+    def get_consumers(self, block):
+        out = [BlockRV(str(b)) for b in _api("tir.schedule.GetConsumers")(self.func, self._block(block))]
+        self.trace.append("get_consumers", {"block": block}, out)
+        return out
+
+    # ---- loops ----
+
+    def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
+        """Splits `loop` into len(factors) nested loops (outermost first); one factor may be
+        None (inferred). A split that does not divide the extent adds a predicate to the
+        blocks under it."""
+        fs = []
+        for f in factors:
+            if f is None or isinstance(f, int):
+                fs.append(f)
+            elif hasattr(f, "value"):
+                fs.append(int(f.value))
+            else:
+                raise TypeError("split factors must be int or None, got %r" % (f,))
+        loops = list(self._run("Split", self._loop(loop), fs))
+        self.trace.append("split", {"loop": loop, "factors": fs}, loops)
+        return loops
+
+    def fuse(self, *loops, preserve_unit_iters=True):
+        loops = _loops_arg(loops)
+        fused = self._run("Fuse", [self._loop(x) for x in loops])
+        self.trace.append("fuse", {"loops": loops}, fused)
+        return fused
+
+    def reorder(self, *loops):
+        loops = _loops_arg(loops)
+        self._run("Reorder", [self._loop(x) for x in loops])
+        self.trace.append("reorder", {"ordered_loops": loops})
+
+    def _kind(self, name, loop, kind, thread=""):
+        self._run("SetLoopKind", self._loop(loop), kind, thread)
 
     def parallel(self, loop):
-        self._annotate(loop, ForKind.PARALLEL)
+        self._kind("parallel", loop, ForKind.PARALLEL)
+        self.trace.append("parallel", {"loop": loop})
 
     def vectorize(self, loop):
-        self._annotate(loop, ForKind.VECTORIZED)
+        self._kind("vectorize", loop, ForKind.VECTORIZED)
+        self.trace.append("vectorize", {"loop": loop})
 
     def unroll(self, loop):
-        self._annotate(loop, ForKind.UNROLLED)
+        self._kind("unroll", loop, ForKind.UNROLLED)
+        self.trace.append("unroll", {"loop": loop})
 
-    def rfactor(self, loop, factor_axis=0):
-        """Splits the reduction over `loop` (a reduction loop, e.g. the outer part of a split
-        reduction axis) in two blocks: `<out>_rf`, partial results with one more dimension
-        (at `factor_axis` of the output's shape, negative counts from the end) for `loop`'s
-        iteration, that loop moved outermost (independent iterations: parallelize or
-        vectorize it), then the output combining them. Returns the rf block. Must come
-        before decompose_reduction of that block."""
-        self.func, rf = _api("tir.schedule.RFactor")(self.func, loop, int(factor_axis))
-        return BlockRV(str(rf))
+    def bind(self, loop, thread_axis):
+        self._kind("bind", loop, ForKind.THREAD_BINDING, str(thread_axis))
+        self.trace.append("bind", {"loop": loop, "thread_axis": str(thread_axis)})
 
-    def cache_read(self, block, read_buffer_index, storage_scope="local"):
-        """`block` reads a cache `<buffer>_local` of the `read_buffer_index`-th buffer it reads
-        (in the order of first load); returns the block that copies into the cache, placed
-        just before `block`. Move it with compute_at to copy one tile at a time."""
-        if storage_scope not in ("local", "global"):
-            raise ValueError("cache_read: storage scope %r is not supported on CPU" % storage_scope)
-        self.func, cache = _api("tir.schedule.CacheRead")(
-            self.func, self._buffer_of(block), int(read_buffer_index))
-        return BlockRV(str(cache))
+    def annotate(self, block_or_loop, ann_key, ann_val):
+        target = block_or_loop if isinstance(block_or_loop, Var) else self._block(block_or_loop)
+        self._run("Annotate", target, str(ann_key), ann_val)
+        self.trace.append("annotate", {"block_or_loop": block_or_loop, "ann_key": ann_key, "ann_val": ann_val})
+
+    def unannotate(self, block_or_loop, ann_key):
+        target = block_or_loop if isinstance(block_or_loop, Var) else self._block(block_or_loop)
+        self._run("Unannotate", target, str(ann_key))
+        self.trace.append("unannotate", {"block_or_loop": block_or_loop, "ann_key": ann_key})
+
+    # ---- caches and compute location ----
+
+    def cache_read(self, block, read_buffer_index, storage_scope="local", consumer_blocks=None):
+        """A copy of the `read_buffer_index`-th buffer `block` reads, in `storage_scope`,
+        made by a new block (returned) placed after the buffer's producer (or first). The
+        readers (`consumer_blocks`, default every reader) read the copy."""
+        consumers = [self._block(b) for b in (consumer_blocks or [])]
+        out = BlockRV(str(self._run("CacheRead", self._block(block), int(read_buffer_index),
+                                    str(storage_scope), consumers)))
+        self.trace.append("cache_read", {"block": block, "read_buffer_index": int(read_buffer_index),
+                                         "storage_scope": storage_scope}, out)
+        return out
 
     def cache_write(self, block, write_buffer_index=0, storage_scope="local"):
-        """`block` now writes a cache `<buffer>_local`; returns the copy-out block."""
-        if write_buffer_index != 0:
-            raise ValueError("blocks write one buffer: write_buffer_index must be 0")
-        out = self._buffer_of(block)
-        self.func, cache = _api("tir.schedule.CacheWrite")(self.func, out)
-        cache = str(cache)
-        if not hasattr(self, "_renamed"):
-            self._renamed = {}
-        self._renamed[str(block)] = cache     # the computation keeps its name
-        self._renamed[cache] = out            # the copy-out block stores to the output
-        self._cache_of = getattr(self, "_cache_of", {})
-        self._cache_of[cache] = cache
-        return BlockRV(cache)
+        """`block` writes a copy in `storage_scope`; a new block (returned), placed after
+        `block`'s loop nest, copies it out."""
+        out = BlockRV(str(self._run("CacheWrite", self._block(block), int(write_buffer_index),
+                                    str(storage_scope))))
+        self.trace.append("cache_write", {"block": block, "write_buffer_index": int(write_buffer_index),
+                                          "storage_scope": storage_scope}, out)
+        return out
 
-    def reverse_compute_at(self, block, loop, preserve_unit_loops=False):
-        """Moves a cache's copy-out block under `loop` of the computation: each iteration
-        copies the tile it produced, and the cache shrinks to that tile."""
-        cache = getattr(self, "_cache_of", {}).get(str(block))
-        if cache is None:
-            raise ValueError("reverse_compute_at supports the copy-out block of cache_write")
-        out = self._buffer_of(block)
-        self.func = _api("tir.schedule.ReverseComputeAt")(self.func, out, loop, cache)
+    def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
+        """Moves `block` (a producer) under `loop` of its consumers: each iteration computes
+        the region the consumers under the loop read."""
+        self._run("ComputeAt", self._block(block), self._loop(loop))
+        self.trace.append("compute_at", {"block": block, "loop": loop})
 
-    def compute_at(self, block, loop, preserve_unit_loops=False):
-        """Moves the producer `block` under `loop` of a later stage that reads it: each
-        iteration computes the region it reads (an intermediate shrinks to that region).
-        The copy-out block of cache_write is moved as by reverse_compute_at."""
-        if str(block) in getattr(self, "_cache_of", {}):
-            self.reverse_compute_at(block, loop, preserve_unit_loops)
-            return
-        self.func = _api("tir.schedule.ComputeAt")(self.func, self._buffer_of(block), loop)
+    def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
+        """Moves `block` (a consumer) under `loop` of its producers: each iteration consumes
+        the region the producers under the loop wrote."""
+        self._run("ReverseComputeAt", self._block(block), self._loop(loop))
+        self.trace.append("reverse_compute_at", {"block": block, "loop": loop})
+
+    def compute_inline(self, block):
+        """Inlines the elementwise/injective `block` into its consumers (its buffer goes)."""
+        self._run("ComputeInline", self._block(block))
+        self.trace.append("compute_inline", {"block": block})
+
+    def reverse_compute_inline(self, block):
+        """Inlines the elementwise consumer `block` into its producer."""
+        self._run("ReverseComputeInline", self._block(block))
+        self.trace.append("reverse_compute_inline", {"block": block})
+
+    # ---- reductions ----
 
     def decompose_reduction(self, block, loop):
-        """Moves the init of the reduction `block` out of its loop nest, into a nest of its own
-        placed just before `loop` (an ancestor of the init). The update nest under `loop` is
-        then perfectly nested, so its reduction loop can be reordered (e.g. outside the
-        register tile). The init loops are fresh `<v>_init` loops (those the init does not
-        depend on dropped) keeping their kinds; returns the init block (`<name>_init`), whose
-        get_loops are the loops above `loop` followed by the init loops."""
-        outer = []
-        for v in self.get_loops(block):
-            if v.same_as(loop):
-                break
-            outer.append(v)
-        self.func, init_loops = _api("tir.schedule.DecomposeReduction")(
-            self.func, self._buffer_of(block), loop)
-        name = str(block) + "_init"
-        if not hasattr(self, "_init_loops"):
-            self._init_loops = {}
-        self._init_loops[name] = outer + list(init_loops)
-        return BlockRV(name)
+        """Moves the init of reduction `block` into a block of its own (returned, named
+        `<block>_init`) placed just before `loop`, over copies of the loops between `loop`
+        and the block that its spatial vars depend on."""
+        out = BlockRV(str(self._run("DecomposeReduction", self._block(block), self._loop(loop))))
+        self.trace.append("decompose_reduction", {"block": block, "loop": loop}, out)
+        return out
+
+    def rfactor(self, loop, factor_axis):
+        """Factorizes the reduction over `loop`: a block `<block>_rf` (returned) computes
+        partial results in `<buffer>_rf`, with `loop` as a spatial dimension at
+        `factor_axis`, in place of the original; the original block, after that loop nest,
+        combines them."""
+        out = BlockRV(str(self._run("RFactor", self._loop(loop), int(factor_axis))))
+        self.trace.append("rfactor", {"loop": loop, "factor_axis": int(factor_axis)}, out)
+        return out
+
+    # ---- layout ----
+
+    def transform_layout(self, block, buffer, index_map, pad_value=None):
+        """Changes the layout of a buffer: `buffer` is ("read"|"write", index) of `block`, or
+        a buffer name; `index_map` maps old indices to new ones (a lambda). An argument
+        buffer changes the function's signature: callers pass data in the new layout."""
+        if pad_value is not None:
+            raise ScheduleError("transform_layout: pad_value is not supported")
+        if isinstance(buffer, tuple):
+            kind, idx = buffer
+            if kind not in ("read", "write"):
+                raise ValueError("transform_layout: buffer must be ('read'|'write', index) or a name")
+            spec = [str(kind), int(idx)]
+        else:
+            spec = ["name", str(buffer)]
+        ndim = int(_api("tir.schedule.BufferNdim")(self.func, self._block(block), spec))
+        inputs = [Var("i%d" % d, "int32") for d in range(ndim)]
+        outputs = index_map(*inputs)
+        if not isinstance(outputs, (list, tuple)):
+            outputs = [outputs]
+        from .expr import convert
+        outputs = [convert(o, "int32") for o in outputs]
+        self._run("TransformLayout", self._block(block), spec, inputs, outputs)
+        self.trace.append("transform_layout", {"block": block, "buffer": buffer,
+                                               "index_map": "lambda %s: %s" % (
+                                                   ", ".join(v.name for v in inputs),
+                                                   tuple(str(o) for o in outputs))})

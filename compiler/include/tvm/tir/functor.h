@@ -21,6 +21,8 @@ class ExprMutator {
   /*! \brief The same statement with VisitExpr/VisitStmt applied to its children. */
   Stmt MutateStmtChildren(const Stmt& s);
   Array<PrimExpr> VisitArray(const Array<PrimExpr>& arr, bool* changed);
+  /*! \brief VisitExpr on every range bound of `regions` (the buffers are kept). */
+  Array<BufferRegion> VisitRegions(const Array<BufferRegion>& regions, bool* changed);
 };
 
 }  // namespace tvm

@@ -58,6 +58,12 @@ class Stmt : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Stmt, ObjectRef, StmtNode);
 };
 
+/*! \brief `ref` as reference type R; the caller knows the node type (no check). */
+template <typename R>
+R UncheckedCast(const ObjectRef& ref) {
+  return ffi::details::ObjectUnsafe::RefFromPtr<R>(ffi::GetObjectPtr<Object>(ref));
+}
+
 #define TVM_TIR_NODE(Name, Key, Parent) \
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL(Key, Name, Parent)
 
@@ -192,6 +198,8 @@ class BufferNode : public Object {
   Array<PrimExpr> shape;
   Array<PrimExpr> strides;
   String name;
+  /*! \brief Storage scope: "global" (arguments, heap/stack temporaries), "local", "shared". */
+  String scope{"global"};
   TVM_TIR_NODE(BufferNode, "tir.Buffer", Object);
 };
 
@@ -211,6 +219,21 @@ class BufferLoadNode : public PrimExprNode {
 // Statements
 // ------------------------------------------------------------------------------------------
 
+/*! \brief An iteration variable over [min, min + extent); kind 0 = data parallel, 2 = reduce. */
+class IterVarNode : public Object {
+ public:
+  Var var;
+  PrimExpr min;
+  PrimExpr extent;
+  int64_t kind{0};
+  TVM_TIR_NODE(IterVarNode, "tir.IterVar", Object);
+};
+
+class IterVar : public ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(IterVar, ObjectRef, IterVarNode);
+};
+
 /*! \brief Loop kinds (values as in TVM's ForKind). */
 enum class ForKind : int64_t {
   kSerial = 0,
@@ -228,6 +251,8 @@ class ForNode : public StmtNode {
   int64_t kind{0};
   Stmt body;
   String thread_tag;
+  /*! \brief Free-form loop annotations (schedule `annotate`, pragmas). */
+  Map<String, Any> annotations;
   TVM_TIR_NODE(ForNode, "tir.For", StmtNode);
 };
 
@@ -275,6 +300,83 @@ class EvaluateNode : public StmtNode {
   TVM_TIR_NODE(EvaluateNode, "tir.Evaluate", StmtNode);
 };
 
+
+// ------------------------------------------------------------------------------------------
+// Blocks (TensorIR)
+// ------------------------------------------------------------------------------------------
+
+/*! \brief The half-open range [min, min + extent). */
+class RangeNode : public Object {
+ public:
+  PrimExpr min;
+  PrimExpr extent;
+  TVM_TIR_NODE(RangeNode, "ir.Range", Object);
+};
+
+class Range : public ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Range, ObjectRef, RangeNode);
+  Range(PrimExpr min, PrimExpr extent);
+};
+
+/*! \brief A rectangular region of a buffer: one Range per dimension. */
+class BufferRegionNode : public Object {
+ public:
+  Buffer buffer;
+  Array<Range> region;
+  TVM_TIR_NODE(BufferRegionNode, "tir.BufferRegion", Object);
+};
+
+class BufferRegion : public ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(BufferRegion, ObjectRef, BufferRegionNode);
+  BufferRegion(Buffer buffer, Array<Range> region);
+};
+
+/*!
+ * \brief A block: a computation over an iteration domain (`iter_vars`, each spatial, kind 0,
+ * or reduction, kind 2), isolated from the loops around it. The body refers to the block's
+ * iter vars only, never to outer loop variables; `BlockRealize` binds the iter vars to
+ * expressions of the loops. `reads`/`writes` are the buffer regions the body touches (in
+ * terms of the iter vars). `init` (reductions only) runs at the first reduction point of
+ * each spatial point, so the block's loops can be reordered freely. `alloc_buffers` are
+ * allocated for the block's lifetime (intermediate stages live in the root block's).
+ */
+class BlockNode : public StmtNode {
+ public:
+  Array<IterVar> iter_vars;
+  Array<BufferRegion> reads;
+  Array<BufferRegion> writes;
+  String name_hint;
+  Stmt body;
+  Stmt init;  // may be null
+  Array<Buffer> alloc_buffers;
+  Map<String, Any> annotations;
+  TVM_TIR_NODE(BlockNode, "tir.Block", StmtNode);
+};
+
+class Block : public Stmt {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Block, Stmt, BlockNode);
+};
+
+/*!
+ * \brief Executes `block` at one point: iter_vars[k] = iter_values[k], when `predicate`
+ * (a scalar bool) holds.
+ */
+class BlockRealizeNode : public StmtNode {
+ public:
+  Array<PrimExpr> iter_values;
+  PrimExpr predicate;
+  Block block;
+  TVM_TIR_NODE(BlockRealizeNode, "tir.BlockRealize", StmtNode);
+};
+
+class BlockRealize : public Stmt {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(BlockRealize, Stmt, BlockRealizeNode);
+};
+
 // ------------------------------------------------------------------------------------------
 // Functions and modules
 // ------------------------------------------------------------------------------------------
@@ -313,21 +415,6 @@ class IRModule : public ObjectRef {
 // ------------------------------------------------------------------------------------------
 // TE
 // ------------------------------------------------------------------------------------------
-
-/*! \brief An iteration variable over [min, min + extent); kind 0 = data parallel, 2 = reduce. */
-class IterVarNode : public Object {
- public:
-  Var var;
-  PrimExpr min;
-  PrimExpr extent;
-  int64_t kind{0};
-  TVM_TIR_NODE(IterVarNode, "tir.IterVar", Object);
-};
-
-class IterVar : public ObjectRef {
- public:
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(IterVar, ObjectRef, IterVarNode);
-};
 
 /*!
  * \brief A reduction: combiner in {"sum", "max", "min", "prod"} of `source` over the points of
@@ -379,9 +466,19 @@ PrimExpr MakeBufferLoad(Buffer b, Array<PrimExpr> indices);
 PrimExpr MakeRamp(PrimExpr base, PrimExpr stride, int64_t lanes);
 PrimExpr MakeBroadcast(PrimExpr value, int64_t lanes);
 Buffer MakeBuffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides,
-                  std::string name);
+                  std::string name, std::string scope = "global");
+/*! \brief A copy of `b` with a fresh data Var, `name`, `shape` (compact) and `scope`. */
+Buffer MakeBufferLike(const Buffer& b, std::string name, Array<PrimExpr> shape, std::string scope);
 Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
-             std::string thread_tag = "");
+             std::string thread_tag = "", Map<String, Any> annotations = {});
+/*! \brief The same loop with another body (kind, tag and annotations kept). */
+Stmt WithBody(const ForNode* loop, Stmt body);
+IterVar MakeIterVar(Var v, PrimExpr min, PrimExpr extent, int64_t kind);
+Block MakeBlock(Array<IterVar> iter_vars, Array<BufferRegion> reads, Array<BufferRegion> writes,
+                std::string name, Stmt body, Stmt init, Array<Buffer> alloc_buffers,
+                Map<String, Any> annotations);
+/*! \brief Checks that the values match the iter vars in number and dtype, predicate a bool. */
+BlockRealize MakeBlockRealize(Array<PrimExpr> iter_values, PrimExpr predicate, Block block);
 Stmt MakeBufferStore(Buffer b, PrimExpr value, Array<PrimExpr> indices);
 Stmt MakeLetStmt(Var v, PrimExpr value, Stmt body);
 Stmt MakeIfThenElse(PrimExpr c, Stmt t, Stmt e);

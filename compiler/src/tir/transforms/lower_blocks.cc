@@ -1,0 +1,277 @@
+/*
+ * The block-lowering passes, run first by the TIR pipeline (tvm.driver.lower):
+ *
+ *   LowerInitBlock          a reduction block's `init` becomes `if <first reduction point>:
+ *                           init` at the top of its body.
+ *   ConvertBlocksToOpaque   iter vars are replaced by their bindings (blocks keep only their
+ *                           predicate, allocations and body).
+ *   CompactBufferAllocation each intermediate buffer is allocated at the innermost loop that
+ *                           encloses all its accesses, shrunk to the region those accesses
+ *                           touch in one iteration of that loop (when the extents are
+ *                           constants): a cache computed at a tile loop becomes a tile.
+ *   LowerOpaqueBlock        blocks become plain statements: predicate -> IfThenElse,
+ *                           alloc_buffers -> Allocate.
+ */
+#include <tvm/arith/analyzer.h>
+#include <tvm/ffi/error.h>
+#include <tvm/tir/functor.h>
+
+#include <algorithm>
+
+#include "../../support/registry.h"
+#include "../schedule/utils.h"
+
+namespace tvm {
+namespace tir {
+namespace {
+
+PrimFunc WithNewBody(const PrimFunc& f, Stmt body) { return MakePrimFunc(f->params, f->buffer_map, body, f->attrs); }
+
+Block Rebuild(const BlockNode* b, Array<IterVar> ivs, Stmt body, Stmt init, Array<Buffer> allocs) {
+  return MakeBlock(std::move(ivs), b->reads, b->writes, std::string(b->name_hint), std::move(body),
+                   std::move(init), std::move(allocs), b->annotations);
+}
+
+class InitLowerer : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    auto* b = x.as<BlockNode>();
+    if (b == nullptr || !b->init.defined()) return x;
+    std::vector<PrimExpr> first;
+    for (const IterVar& iv : b->iter_vars) {
+      if (iv->kind == 2) first.push_back(MakeBinary("tir.EQ", iv->var, iv->min));
+    }
+    Stmt init = first.empty() ? b->init : MakeIfThenElse(AndAll(first), b->init, Stmt());
+    return Rebuild(b, b->iter_vars, MakeSeq({init, b->body}), Stmt(), b->alloc_buffers);
+  }
+};
+
+class OpaqueConverter : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    auto* r = s.as<BlockRealizeNode>();
+    if (r == nullptr) return MutateStmtChildren(s);
+    const BlockNode* b = r->block.get();
+    VarMap m;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) m[b->iter_vars[i]->var.get()] = r->iter_values[i];
+    if (b->init.defined()) TVM_FFI_THROW(InternalError) << "ConvertBlocksToOpaque: run LowerInitBlock first";
+    Stmt body = VisitStmt(Substitute(b->body, m));
+    return MakeBlockRealize({}, r->predicate, Rebuild(b, {}, body, Stmt(), b->alloc_buffers));
+  }
+};
+
+// ---- CompactBufferAllocation ----
+
+struct AccessSite {
+  std::vector<const ForNode*> loops;  // from the allocating block down to the access
+  Array<PrimExpr> indices;
+};
+
+class SiteCollector : public ExprMutator {
+ public:
+  explicit SiteCollector(const Object* buf) : buf_(buf) {}
+  PrimExpr VisitExpr(const PrimExpr& e) override {
+    if (auto* n = e.as<BufferLoadNode>(); n && n->buffer.get() == buf_) sites.push_back({loops_, n->indices});
+    return MutateExprChildren(e);
+  }
+  Stmt VisitStmt(const Stmt& s) override {
+    if (auto* n = s.as<BufferStoreNode>(); n && n->buffer.get() == buf_) sites.push_back({loops_, n->indices});
+    if (auto* n = s.as<ForNode>()) {
+      loops_.push_back(n);
+      VisitStmt(n->body);
+      loops_.pop_back();
+      return s;
+    }
+    return MutateStmtChildren(s);
+  }
+  std::vector<AccessSite> sites;
+
+ private:
+  const Object* buf_;
+  std::vector<const ForNode*> loops_;
+};
+
+class IndexRebaser : public ExprMutator {
+ public:
+  IndexRebaser(const Buffer& from, const Buffer& to, Array<PrimExpr> mins)
+      : from_(from), to_(to), mins_(std::move(mins)) {}
+  PrimExpr VisitExpr(const PrimExpr& e) override {
+    PrimExpr x = MutateExprChildren(e);
+    if (auto* n = x.as<BufferLoadNode>(); n && n->buffer.same_as(from_)) return MakeBufferLoad(to_, Rebase(n->indices));
+    return x;
+  }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    if (auto* n = x.as<BufferStoreNode>(); n && n->buffer.same_as(from_)) {
+      return MakeBufferStore(to_, n->value, Rebase(n->indices));
+    }
+    return x;
+  }
+
+ private:
+  Array<PrimExpr> Rebase(const Array<PrimExpr>& idx) {
+    Array<PrimExpr> out;
+    for (size_t d = 0; d < idx.size(); ++d) out.push_back(Simp(MakeBinary("tir.Sub", idx[d], mins_[d])));
+    return out;
+  }
+  Buffer from_, to_;
+  Array<PrimExpr> mins_;
+};
+
+/*! \brief Wraps the body of loop `lca` (or `body` itself when null) in an Allocate of `buf`. */
+class AllocPlacer : public ExprMutator {
+ public:
+  AllocPlacer(const ForNode* lca, const Buffer& buf) : lca_(lca), buf_(buf) {}
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    if (s.get() == lca_) {
+      auto* f = s.as<ForNode>();
+      return WithBody(f, MakeAllocate(buf_, f->body));
+    }
+    return MutateStmtChildren(s);
+  }
+
+ private:
+  const ForNode* lca_;
+  Buffer buf_;
+};
+
+class Compactor : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    auto* b = x.as<BlockNode>();
+    if (b == nullptr || b->alloc_buffers.empty()) return x;
+    Stmt body = b->body;
+    Array<Buffer> kept;
+    for (const Buffer& buf : b->alloc_buffers) {
+      if (!Compact(buf, &body)) kept.push_back(buf);
+    }
+    return Rebuild(b, b->iter_vars, body, b->init, kept);
+  }
+
+ private:
+  // Moves `buf` to the innermost loop enclosing all its accesses, shrunk; false if it stays.
+  bool Compact(const Buffer& buf, Stmt* body) {
+    SiteCollector c(buf.get());
+    c.VisitStmt(*body);
+    if (c.sites.empty()) return false;
+    size_t common = c.sites[0].loops.size();
+    for (const AccessSite& s : c.sites) {
+      size_t k = 0;
+      while (k < common && k < s.loops.size() && s.loops[k] == c.sites[0].loops[k]) ++k;
+      common = k;
+    }
+    std::vector<Interval> hull(buf->shape.size());
+    for (const AccessSite& s : c.sites) {
+      std::unordered_map<const Object*, Range> relax;
+      for (size_t k = common; k < s.loops.size(); ++k) {
+        relax[s.loops[k]->loop_var.get()] = Range(s.loops[k]->min, s.loops[k]->extent);
+      }
+      for (size_t d = 0; d < hull.size(); ++d) {
+        Interval iv = EvalInterval(s.indices[d], relax);
+        if (!iv.ok) return false;
+        if (!hull[d].min.defined()) {
+          hull[d] = iv;
+          continue;
+        }
+        // Constant offsets (a stencil's reads) keep the hull's bounds affine.
+        const PrimExpr dmin = Simp(MakeBinary("tir.Sub", iv.min, hull[d].min));
+        const PrimExpr dmax = Simp(MakeBinary("tir.Sub", iv.max, hull[d].max));
+        const int64_t* cmin = AsConstInt(dmin);
+        const int64_t* cmax = AsConstInt(dmax);
+        hull[d].min = cmin ? (*cmin < 0 ? iv.min : hull[d].min) : Simp(MakeBinary("tir.Min", hull[d].min, iv.min));
+        hull[d].max = cmax ? (*cmax > 0 ? iv.max : hull[d].max) : Simp(MakeBinary("tir.Max", hull[d].max, iv.max));
+      }
+    }
+    Array<PrimExpr> shape, mins;
+    bool shrinks = false;
+    for (size_t d = 0; d < hull.size(); ++d) {
+      PrimExpr ext = Simp(Add(MakeBinary("tir.Sub", hull[d].max, hull[d].min), IntImm(hull[d].min.dtype(), 1)));
+      const int64_t* ce = AsConstInt(ext);
+      if (ce == nullptr || *ce <= 0) return false;
+      const PrimExpr& old_ext = buf->shape[d];
+      const int64_t* old = AsConstInt(old_ext);
+      if (old != nullptr && *ce >= *old) {
+        // Not smaller: keep the dimension whole (no rebasing needed).
+        shape.push_back(buf->shape[d]);
+        mins.push_back(IntImm(buf->shape[d].dtype(), 0));
+        continue;
+      }
+      shrinks = true;
+      shape.push_back(IntImm(buf->shape[d].dtype(), *ce));
+      mins.push_back(MakeCast(buf->shape[d].dtype(), hull[d].min));
+    }
+    const ForNode* lca = common == 0 ? nullptr : c.sites[0].loops[common - 1];
+    if (!shrinks && lca == nullptr) return false;
+    Buffer nb = MakeBuffer(buf->data, buf->dtype, shape, {}, std::string(buf->name), std::string(buf->scope));
+    Stmt rebased = IndexRebaser(buf, nb, mins).VisitStmt(*body);
+    *body = lca == nullptr ? MakeAllocate(nb, rebased) : AllocPlacer(FindSame(rebased, lca), nb).VisitStmt(rebased);
+    return true;
+  }
+
+  // The loop of `rebased` with the same loop var as `lca` (the rebasing rebuilt the loops).
+  static const ForNode* FindSame(const Stmt& rebased, const ForNode* lca) {
+    const ForNode* out = nullptr;
+    std::function<void(const Stmt&)> go = [&](const Stmt& s) {
+      if (!s.defined() || out) return;
+      if (auto* f = s.as<ForNode>()) {
+        if (f->loop_var.same_as(lca->loop_var)) {
+          out = f;
+          return;
+        }
+        go(f->body);
+      } else if (auto* n = s.as<SeqStmtNode>()) {
+        for (const Stmt& y : n->seq) go(y);
+      } else if (auto* n = s.as<BlockRealizeNode>()) {
+        go(n->block->body);
+      } else if (auto* n = s.as<IfThenElseNode>()) {
+        go(n->then_case);
+        go(n->else_case);
+      } else if (auto* n = s.as<AllocateNode>()) {
+        go(n->body);
+      } else if (auto* n = s.as<LetStmtNode>()) {
+        go(n->body);
+      }
+    };
+    go(rebased);
+    return out;
+  }
+};
+
+class OpaqueLowerer : public ExprMutator {
+ public:
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    auto* r = x.as<BlockRealizeNode>();
+    if (r == nullptr) return x;
+    const BlockNode* b = r->block.get();
+    if (!b->iter_vars.empty()) TVM_FFI_THROW(InternalError) << "LowerOpaqueBlock: run ConvertBlocksToOpaque first";
+    Stmt body = b->body;
+    for (size_t i = b->alloc_buffers.size(); i-- > 0;) body = MakeAllocate(b->alloc_buffers[i], body);
+    if (!IsConstTrue(r->predicate)) body = MakeIfThenElse(r->predicate, body, Stmt());
+    return body;
+  }
+};
+
+}  // namespace
+
+PrimFunc LowerInitBlock(const PrimFunc& f) { return WithNewBody(f, InitLowerer().VisitStmt(f->body)); }
+PrimFunc ConvertBlocksToOpaque(const PrimFunc& f) { return WithNewBody(f, OpaqueConverter().VisitStmt(f->body)); }
+PrimFunc CompactBufferAllocation(const PrimFunc& f) { return WithNewBody(f, Compactor().VisitStmt(f->body)); }
+PrimFunc LowerOpaqueBlock(const PrimFunc& f) { return WithNewBody(f, OpaqueLowerer().VisitStmt(f->body)); }
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  RegisterCompilerGlobal("tir.transform.LowerInitBlock", [](PrimFunc f) { return LowerInitBlock(f); });
+  RegisterCompilerGlobal("tir.transform.ConvertBlocksToOpaque", [](PrimFunc f) { return ConvertBlocksToOpaque(f); });
+  RegisterCompilerGlobal("tir.transform.CompactBufferAllocation", [](PrimFunc f) { return CompactBufferAllocation(f); });
+  RegisterCompilerGlobal("tir.transform.LowerOpaqueBlock", [](PrimFunc f) { return LowerOpaqueBlock(f); });
+}
+
+}  // namespace tir
+}  // namespace tvm
