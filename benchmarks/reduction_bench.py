@@ -30,14 +30,14 @@ def schedule(n, parts, lanes=16):
     _, kk = sch.get_loops(sch.get_block("B"))
     ko, _ = sch.split(kk, factors=[None, lanes])
     kp, _ = sch.split(ko, factors=[parts, None])
-    rf = sch.rfactor(kp)
-    lane_rf = sch.rfactor(sch.get_loops(rf)[3], factor_axis=1)
-    loops = sch.get_loops(lane_rf)  # lane, part, i, middle
-    sch.decompose_reduction(lane_rf, loops[0])
-    loops = sch.get_loops(lane_rf)
-    sch.reorder(loops[1], loops[2], loops[3], loops[0])
-    sch.parallel(loops[1])
-    sch.vectorize(loops[0])
+    rf = sch.rfactor(kp, factor_axis=0)
+    i, part, _, lane = sch.get_loops(rf)
+    lane_rf = sch.rfactor(lane, factor_axis=1)
+    i, part, middle, lane = sch.get_loops(lane_rf)
+    sch.reorder(part, i, middle, lane)
+    sch.decompose_reduction(lane_rf, i)
+    sch.parallel(part)
+    sch.vectorize(lane)
     return sch.mod
 
 
