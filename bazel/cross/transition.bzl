@@ -11,8 +11,11 @@ keep their runfiles (the _solib_aarch64 links their RUNPATH names).
 
 # The flags of `--config=aarch64` (.bazelrc), as a configuration transition. Bazel 4 picks
 # the C++ toolchain by --crosstool_top/--cpu; toolchain resolution (Bazel 7+) by
-# --platforms and the toolchain() named in extra_toolchains.
+# --platforms and the toolchain() named in extra_toolchains. --copt/--linkopt are reset:
+# the host's sanitizer flags (--config=asan) must not reach programs run under qemu-user.
 _AARCH64 = {
+    "//command_line_option:copt": [],
+    "//command_line_option:linkopt": [],
     "//command_line_option:cpu": "aarch64",
     "//command_line_option:crosstool_top": "//bazel/cross:toolchains",
     "//command_line_option:host_crosstool_top": "@bazel_tools//tools/cpp:toolchain",

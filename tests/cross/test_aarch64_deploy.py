@@ -54,8 +54,10 @@ def _qemu(*args):
     qemu = shutil.which("qemu-aarch64")
     assert qemu, "qemu-aarch64 is missing: run tools/install_deps.sh (apt-get install qemu-user)"
     assert os.path.isdir(SYSROOT), "%s is missing: install libc6-dev-arm64-cross" % SYSROOT
+    # Under --config=asan this process preloads the host's libasan: not for qemu or its guest.
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
     proc = subprocess.run([qemu, "-L", SYSROOT] + [str(a) for a in args],
-                          capture_output=True, text=True, timeout=240)
+                          capture_output=True, text=True, timeout=240, env=env)
     assert proc.returncode == 0, "qemu-aarch64 %s failed (%d):\n%s\n%s" % (
         " ".join(map(str, args)), proc.returncode, proc.stdout, proc.stderr)
     return proc.stdout
