@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need. Idempotent: installs only what is missing.
 #   apt:  bazel-bootstrap bazel-skylib libgtest-dev build-essential
+#         the aarch64 cross toolchain and user-mode emulator for //tests/cross
+#         (gcc/g++-aarch64-linux-gnu, the arm64 libc/libstdc++ dev files, qemu-user)
 #   pip:  requirements-test.txt (into the interpreter $PYTHON_BIN_PATH, else python3)
 #   the apache-tvm-ffi reference wheel, into $TVM_FFI_REFERENCE_DIR
 #   (default $HOME/.cache/tvm-stack/apache-tvm-ffi-0.1.15.post2), a folder of its own
@@ -14,7 +16,8 @@ PYTHON="${PYTHON_BIN_PATH:-python3}"
 REF_VERSION="0.1.15.post2"
 REF_DIR="${TVM_FFI_REFERENCE_DIR:-$HOME/.cache/tvm-stack/apache-tvm-ffi-$REF_VERSION}"
 WHEELHOUSE="${TVM_STACK_WHEELHOUSE:-$HOME/.cache/tvm-stack/wheelhouse}"
-APT_PACKAGES=(bazel-bootstrap bazel-skylib libgtest-dev build-essential)
+APT_PACKAGES=(bazel-bootstrap bazel-skylib libgtest-dev build-essential
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 
 log() { echo "install_deps: $*" >&2; }
 

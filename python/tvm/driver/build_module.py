@@ -30,8 +30,11 @@ def _llvm():
     import llvmlite.binding as llvm
 
     if not _LLVM_READY:
-        # llvmlite >= 0.45 initialises itself; older versions need these calls.
-        for init in ("initialize", "initialize_native_target", "initialize_native_asmprinter"):
+        # Every target llvmlite was built with (x86, AArch64, RISC-V, ARM, ...), not only the
+        # host's: cross-compiling ("llvm -mtriple=aarch64-linux-gnu") needs the others.
+        # llvmlite >= 0.45 deprecates "initialize" (it initialises the core itself).
+        for init in ("initialize", "initialize_all_targets", "initialize_all_asmprinters",
+                     "initialize_native_target", "initialize_native_asmprinter"):
             fn = getattr(llvm, init, None)
             if fn is not None:
                 try:
@@ -177,15 +180,24 @@ class Executable:
         return self.optimized_ir if fmt in ("ll", "llvm") else self.llvm_ir
 
     def export_library(self, path, cc=None, options=None):
-        """Links the object into a shared library that needs only libtvm_runtime/libtvm_ffi."""
-        cc = cc or os.environ.get("CC") or shutil.which("cc") or "gcc"
+        """Links the object into a shared library that needs only libtvm_runtime/libtvm_ffi.
+
+        A module for another CPU links with that CPU's cross gcc, against that CPU's build of
+        the two libraries ($TVM_CROSS_LIB_DIR or -L in `options`): see tvm.driver.cross."""
+        if self.is_host:
+            cc = cc or os.environ.get("CC") or shutil.which("cc") or "gcc"
+            lib_dirs = _lib_dirs()
+        else:
+            from . import cross
+            cc = cross.compiler(self.triple, cc)
+            lib_dirs = cross.library_dirs(self.triple, options)
         tmp = tempfile.mkdtemp(prefix="tvm_export_")
         try:
             obj = os.path.join(tmp, "lib.o")
             with open(obj, "wb") as f:
                 f.write(self.object)
             cmd = [cc, "-shared", "-fPIC", "-o", path, obj]
-            for d in _lib_dirs():
+            for d in lib_dirs:
                 cmd += ["-L" + d]
             cmd += ["-ltvm_runtime", "-ltvm_ffi", "-lm"]
             cmd += list(options or [])
