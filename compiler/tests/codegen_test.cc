@@ -24,11 +24,21 @@ TEST(Codegen, ElementwiseAndReduce) {
   PrimFunc f = Global("te.CreatePrimFunc")(Array<TETensor>{ta, tc}, "rowsum").cast<PrimFunc>();
   std::string text = Global("ir.AsText")(f).cast<std::string>();
   EXPECT_NE(text.find("def rowsum(A: T.Buffer((4, 8), \"float32\")"), std::string::npos) << text;
-  EXPECT_NE(text.find("C[i] = (C[i] + A[i, k])"), std::string::npos) << text;
+  EXPECT_NE(text.find("with T.block(\"C\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("C[v_i] = (C[v_i] + A[v_i, v_k])"), std::string::npos) << text;
 
-  Map<String, PrimFunc> funcs;
-  funcs.Set(String("rowsum"), f);
-  IRModule mod = Global("ir.IRModule")(funcs).cast<IRModule>();
+  auto module_of = [](PrimFunc fn) {
+    Map<String, PrimFunc> funcs;
+    funcs.Set(String("rowsum"), fn);
+    return Global("ir.IRModule")(funcs).cast<IRModule>();
+  };
+  // Blocks must be lowered before codegen: a clear error, not a crash.
+  EXPECT_THROW(Global("codegen.LLVMText")(module_of(f), "x86_64-unknown-linux-gnu", ""), ffi::Error);
+  for (const char* pass : {"LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
+                           "LowerOpaqueBlock", "Simplify", "FlattenBuffer"}) {
+    f = Global((std::string("tir.transform.") + pass).c_str())(f).cast<PrimFunc>();
+  }
+  IRModule mod = module_of(f);
   std::string ll = Global("codegen.LLVMText")(mod, "x86_64-unknown-linux-gnu", "").cast<std::string>();
   EXPECT_NE(ll.find("define i32 @__tvm_ffi_rowsum(ptr %self, ptr %args, i32 %num_args, ptr %result)"),
             std::string::npos);

@@ -14,7 +14,7 @@ from . import base  # noqa: F401  (first: loads the libraries)
 from . import _compiler_guard, support
 from .runtime import Device, cpu, cuda, device, load_module
 
-__all__ = ["Device", "base", "build", "compile", "cpu", "cuda", "device", "load_module",
+__all__ = ["Device", "base", "build", "compile", "cpu", "lower", "cuda", "device", "load_module",
            "runtime", "support"]
 
 # The release version (bazel/version.bzl), as compiled into libtvm_runtime.
@@ -22,7 +22,8 @@ __version__ = support.version()
 
 # Imported on first use: rpc pulls in sockets; the compiler packages need libtvm_compiler,
 # which runtime-only processes do not load.
-_LAZY_SUBPACKAGES = ("rpc", "runtime", "te", "tir", "ir", "arith", "target", "driver")
+_LAZY_SUBPACKAGES = ("rpc", "runtime", "te", "tir", "s_tir", "ir", "arith", "target", "driver",
+                     "transform")
 _COMPILER_SUBPACKAGES = _compiler_guard.COMPILER_SUBPACKAGES
 if base.RUNTIME_ONLY:
     # `import tvm.te` must fail with the reason, also where the runtime-only wheel does not
@@ -33,9 +34,9 @@ if base.RUNTIME_ONLY:
 def __getattr__(name):
     import importlib
 
-    if name in _COMPILER_SUBPACKAGES or name in ("compile", "build"):
+    if name in _COMPILER_SUBPACKAGES or name in ("compile", "build", "lower"):
         _compiler_guard.require_compiler("tvm." + name)
-        if name in ("compile", "build"):
+        if name in ("compile", "build", "lower"):
             return getattr(importlib.import_module("tvm.driver"), name)
     if name in _LAZY_SUBPACKAGES:
         return importlib.import_module("tvm." + name)

@@ -10,7 +10,8 @@ import sys
 from . import base
 
 # The tvm subpackages (and modules) that need libtvm_compiler.
-COMPILER_SUBPACKAGES = ("te", "tir", "ir", "arith", "target", "driver", "compile")
+COMPILER_SUBPACKAGES = ("te", "tir", "s_tir", "ir", "arith", "target", "driver", "transform",
+                        "compile")
 
 
 class CompilerNotAvailableError(ImportError):

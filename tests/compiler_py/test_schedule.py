@@ -277,12 +277,17 @@ def test_decompose_reduction_with_tails_and_split_reduction():
 
 
 def test_decompose_reduction_errors():
-    f, _ = _matmul()
+    f, shape = _matmul()
     sch = tir.Schedule(f)
     blk = sch.get_block("C")
-    _, _, r = sch.get_loops(blk)
-    with pytest.raises(tir.ScheduleError):
-        sch.decompose_reduction(blk, r)   # the init is not under the reduction loop
+    i, j, r = sch.get_loops(blk)
+    sch.reorder(r, i, j)
+    with pytest.raises(tir.ScheduleError, match="must be above the reduction loop r"):
+        sch.decompose_reduction(blk, i)   # the reduction loop r is above i
+    sch.decompose_reduction(blk, r)       # at the reduction loop itself: fine
+    with pytest.raises(tir.ScheduleError, match="no init"):
+        sch.decompose_reduction(blk, r)
+    _check(sch.mod, shape)
 
 
 def test_cache_read_whole_buffer_then_a_tile_per_iteration():

@@ -391,6 +391,9 @@ class CodeGen {
       body_ << "  " << r << " = call i32 @TVMBackendFreeWorkspace(i32 1, i32 0, ptr " << p << ")\n";
     } else if (auto* n = s.as<EvaluateNode>()) {
       Expr(n->value);
+    } else if (s.as<BlockRealizeNode>() || s.as<BlockNode>()) {
+      TVM_FFI_THROW(ValueError) << "codegen: the function still has blocks; lower it first "
+                                   "(tvm.lower / tvm.compile run the block-lowering passes)";
     } else {
       TVM_FFI_THROW(ValueError) << "codegen: unsupported statement " << s.GetTypeKey();
     }

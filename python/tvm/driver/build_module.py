@@ -82,8 +82,8 @@ def _optimize(llmod, tm, llvm):
 
 
 def lower_to_llvm_ir(func_or_mod, target=None):
-    """LLVM IR text (before optimisation) of `func_or_mod`."""
-    mod = _as_module(func_or_mod)
+    """LLVM IR text (lowered, before LLVM's optimisation) of `func_or_mod`."""
+    mod = lower(func_or_mod)
     target = Target(target or "llvm")
     return _api("codegen.LLVMText")(mod, target.mtriple, target.fast_math_flags)
 
@@ -213,22 +213,22 @@ class Executable:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
 
 
-_PIPELINE = ("LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
-             "LowerOpaqueBlock", "Simplify", "FlattenBuffer", "VectorizeLoop", "Simplify")
+def default_pipeline():
+    """The TIR lowering pipeline, as one Sequential: the block passes (LowerInitBlock,
+    ConvertBlocksToOpaque, CompactBufferAllocation, LowerOpaqueBlock), then Simplify,
+    FlattenBuffer, VectorizeLoop, Simplify."""
+    from ..ir.transform import Sequential
+    from ..tir import transform as T
+
+    return Sequential([T.LowerInitBlock(), T.ConvertBlocksToOpaque(), T.CompactBufferAllocation(),
+                       T.LowerOpaqueBlock(), T.Simplify(), T.FlattenBuffer(), T.VectorizeLoop(),
+                       T.Simplify()], name="tir.lower")
 
 
 def lower(func_or_mod):
-    """The TIR pipeline before codegen, on every function: the block passes
-    (LowerInitBlock -> ConvertBlocksToOpaque -> CompactBufferAllocation -> LowerOpaqueBlock),
-    then Simplify -> FlattenBuffer -> VectorizeLoop -> Simplify."""
-    mod = _as_module(func_or_mod)
-    passes = [_api("tir.transform." + name) for name in _PIPELINE]
-    funcs = {}
-    for name, func in mod.functions.items():
-        for p in passes:
-            func = p(func)
-        funcs[str(name)] = func
-    return IRModule(funcs)
+    """The module after the TIR pipeline (what codegen sees), under the current
+    tvm.transform.PassContext."""
+    return default_pipeline()(_as_module(func_or_mod))
 
 
 def compile(func_or_mod, target=None, *, jit=False, **kwargs):  # noqa: A001

@@ -13,3 +13,4 @@ from .op import (abs, all, any, cast, ceil, cos, div, erf, exp, exp2, floor, flo
                  if_then_else, log, log2, log10, max, max_value, min, min_value, pow, round,
                  sigmoid, sin, sqrt, tan, tanh, trunc, truncdiv, truncmod)
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, Trace
+from . import transform

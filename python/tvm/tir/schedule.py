@@ -249,6 +249,16 @@ class Schedule:
         self._run("ReverseComputeAt", self._block(block), self._loop(loop))
         self.trace.append("reverse_compute_at", {"block": block, "loop": loop})
 
+    def compute_inline(self, block):
+        """Inlines the elementwise/injective `block` into its consumers (its buffer goes)."""
+        self._run("ComputeInline", self._block(block))
+        self.trace.append("compute_inline", {"block": block})
+
+    def reverse_compute_inline(self, block):
+        """Inlines the elementwise consumer `block` into its producer."""
+        self._run("ReverseComputeInline", self._block(block))
+        self.trace.append("reverse_compute_inline", {"block": block})
+
     # ---- reductions ----
 
     def decompose_reduction(self, block, loop):
@@ -267,3 +277,31 @@ class Schedule:
         out = BlockRV(str(self._run("RFactor", self._loop(loop), int(factor_axis))))
         self.trace.append("rfactor", {"loop": loop, "factor_axis": int(factor_axis)}, out)
         return out
+
+    # ---- layout ----
+
+    def transform_layout(self, block, buffer, index_map, pad_value=None):
+        """Changes the layout of a buffer: `buffer` is ("read"|"write", index) of `block`, or
+        a buffer name; `index_map` maps old indices to new ones (a lambda). An argument
+        buffer changes the function's signature: callers pass data in the new layout."""
+        if pad_value is not None:
+            raise ScheduleError("transform_layout: pad_value is not supported")
+        if isinstance(buffer, tuple):
+            kind, idx = buffer
+            if kind not in ("read", "write"):
+                raise ValueError("transform_layout: buffer must be ('read'|'write', index) or a name")
+            spec = [str(kind), int(idx)]
+        else:
+            spec = ["name", str(buffer)]
+        ndim = int(_api("tir.schedule.BufferNdim")(self.func, self._block(block), spec))
+        inputs = [Var("i%d" % d, "int32") for d in range(ndim)]
+        outputs = index_map(*inputs)
+        if not isinstance(outputs, (list, tuple)):
+            outputs = [outputs]
+        from .expr import convert
+        outputs = [convert(o, "int32") for o in outputs]
+        self._run("TransformLayout", self._block(block), spec, inputs, outputs)
+        self.trace.append("transform_layout", {"block": block, "buffer": buffer,
+                                               "index_map": "lambda %s: %s" % (
+                                                   ", ".join(v.name for v in inputs),
+                                                   tuple(str(o) for o in outputs))})

@@ -47,7 +47,7 @@ Array<Any> DecomposeReduction(const PrimFunc& f, const std::string& name, const 
   }
   if (at == loops.size()) TVM_SCHEDULE_ERROR(prim) << "loop " << std::string(loop_var->name) << " is not a loop of block \"" << name << "\"";
   // As in TVM: `loop` must be above every loop the reduction vars depend on.
-  for (size_t k = 0; k <= at; ++k) {
+  for (size_t k = 0; k < at; ++k) {
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       if (b->iter_vars[i]->kind == 2 && UsesVar(r->iter_values[i], loops[k]->loop_var.get())) {
         TVM_SCHEDULE_ERROR(prim) << "loop " << std::string(loop_var->name) << " must be above the reduction loop "

@@ -1,0 +1,43 @@
+"""tvm.tir.transform: the TIR passes (native, in libtvm_compiler) as tvm.transform passes.
+
+    mod = tvm.tir.transform.LowerInitBlock()(mod)
+    seq = tvm.transform.Sequential([tvm.tir.transform.Simplify(),
+                                    tvm.tir.transform.FlattenBuffer()])
+
+`prim_func_pass` makes a pass from a Python function over PrimFuncs.
+"""
+
+from ..ir import _api
+from ..ir.transform import FunctionPass, PassInfo, function_pass
+
+
+def prim_func_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
+    """Decorates `fn(func, mod, ctx) -> func` (or a class with transform_function)."""
+    return function_pass(pass_func, opt_level, name, required, traceable)
+
+
+def _native(name, opt_level=0, skip_config=None):
+    def make():
+        fn = _api("tir.transform." + name)
+
+        def run(func, mod, ctx):
+            if skip_config and ctx.config.get(skip_config, False):
+                return func
+            return fn(func)
+        return FunctionPass(run, PassInfo(opt_level, "tir." + name))
+    make.__name__ = name
+    make.__doc__ = "The tir.transform.%s pass (docs/compiler.md, Lowering)." % name
+    return make
+
+
+LowerInitBlock = _native("LowerInitBlock")
+ConvertBlocksToOpaque = _native("ConvertBlocksToOpaque")
+CompactBufferAllocation = _native("CompactBufferAllocation")
+LowerOpaqueBlock = _native("LowerOpaqueBlock")
+Simplify = _native("Simplify")
+FlattenBuffer = _native("FlattenBuffer")
+# With PassContext(config={"tir.disable_vectorize": True}) vectorized loops stay loops.
+VectorizeLoop = _native("VectorizeLoop", skip_config="tir.disable_vectorize")
+
+__all__ = ["CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
+           "LowerOpaqueBlock", "Simplify", "VectorizeLoop", "prim_func_pass"]
