@@ -126,6 +126,19 @@ def test_jit_matches_library():
         jit["ew"](a, b, np.zeros((4, 7), "float32"))
 
 
+def test_jit_function_outlives_its_executable():
+    import gc
+
+    fn = tvm_compile(_elementwise(), jit=True)["ew"]  # the Executable is garbage at once
+    gc.collect()
+    a = np.random.rand(4, 8).astype("float32")
+    c = np.zeros((4, 8), "float32")
+    fn(a, a, c)
+    np.testing.assert_allclose(c, a * 2 + np.exp(a), rtol=1e-6)
+    del fn
+    gc.collect()
+
+
 def test_export_library_loads_runtime_only(ew, tmp_path):
     path = str(tmp_path / "ew.so")
     ew.export_library(path)

@@ -11,6 +11,7 @@ tvm_ffi.load_module, so the compiled and the exported artefacts are the same cod
 """
 
 import ctypes
+import itertools
 import os
 import shutil
 import subprocess
@@ -24,6 +25,18 @@ from ..target import Target
 from ..tir import PrimFunc
 
 _LLVM_READY = []
+
+# JIT engines kept alive by the functions made from them (key: the function's `self`).
+_JIT_ENGINES = {}
+_JIT_KEYS = itertools.count(1)
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _JIT_RELEASE(key):  # noqa: N802 - a C callback
+    try:
+        _JIT_ENGINES.pop(key, None)
+    except Exception:  # noqa: BLE001 - at interpreter exit the dict may be gone
+        pass
 
 
 def _llvm():
@@ -152,7 +165,12 @@ class Executable:
         for name in self.func_names:
             addr = self._engine.get_function_address("__tvm_ffi_" + name)
             out = ctypes.c_void_p()
-            if C.FunctionCreate(None, addr, None, ctypes.byref(out)) != 0:
+            # Each function holds the JIT engine (its code) until the function is freed, so
+            # `tvm.compile(f, jit=True)["main"]` outlives the Executable.
+            key = next(_JIT_KEYS)
+            _JIT_ENGINES[key] = self._engine
+            if C.FunctionCreate(ctypes.c_void_p(key), addr, _JIT_RELEASE, ctypes.byref(out)) != 0:
+                _JIT_ENGINES.pop(key, None)
                 from tvm_ffi import _frame
                 _frame.raise_last_error()
             self._funcs[name] = _any.wrap_handle(out.value, C.kFunction)

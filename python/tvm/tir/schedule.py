@@ -53,7 +53,9 @@ class Trace:
 
     def _bind(self, value):
         prefix = "b" if isinstance(value, BlockRV) else "l"
-        name = "%s%d" % (prefix, len(self._names))
+        self._count = getattr(self, "_count", 0)
+        name = "%s%d" % (prefix, self._count)
+        self._count += 1
         key = id(value) if isinstance(value, Var) else (type(value), value)
         self._names[key] = name
         self._keep = getattr(self, "_keep", [])

@@ -7,6 +7,8 @@
 #include "../../support/registry.h"
 #include "utils.h"
 
+#include <unordered_set>
+
 namespace tvm {
 namespace tir {
 namespace {
@@ -57,20 +59,38 @@ PrimFunc InsertInScope(const PrimFunc& f, const BlockNode* scope, const Object* 
   return Replace(f, scope, nb);
 }
 
-// The top-level statement (in the scope's sequence) that contains block realize `r`.
-const Object* TopOf(const BlockNode* scope, const BlockRealizeNode* r) {
-  Array<Stmt> seq;
-  if (auto* n = scope->body.as<SeqStmtNode>()) {
-    seq = n->seq;
-  } else {
-    seq.push_back(scope->body);
+// Inserts `nest` right after the writer block, at the highest level where no reader of
+// `buf` sits between: after the writer's whole loop nest, unless a reader was moved into it
+// (compute_at / reverse_compute_at), then just after the deepest enclosing statement that
+// holds no reader.
+PrimFunc InsertAfterWriter(const PrimFunc& f, const std::string& writer, const Buffer& buf, const Stmt& nest,
+                           const char* prim) {
+  StmtPath p = FindBlock(f, writer, prim);
+  const BlockNode* wb = p.leaf().as<BlockRealizeNode>()->block.get();
+  std::unordered_set<const Object*> readers;
+  for (const BlockRealizeNode* r : AllBlocks(f->body)) {
+    const BlockNode* b = r->block.get();
+    if (b == wb || !ChildBlocks(b->body).empty()) continue;
+    std::vector<Array<PrimExpr>> acc;
+    CollectAccesses(b->body, buf.get(), true, false, &acc);
+    if (!acc.empty()) readers.insert(r);
   }
-  for (const Stmt& x : seq) {
-    for (const BlockRealizeNode* y : AllBlocks(x)) {
-      if (y == r) return x.get();
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < p.stack.size(); ++i) {
+    if (p.stack[i].as<BlockNode>()) start = i + 1;
+  }
+  Stmt where = p.leaf();
+  for (size_t i = start; i < p.stack.size(); ++i) {
+    const Stmt& s = p.stack[i];
+    if (!s.as<ForNode>() && !s.as<BlockRealizeNode>()) continue;
+    bool holds = false;
+    for (const BlockRealizeNode* r : AllBlocks(s)) holds |= readers.count(r) > 0;
+    if (!holds) {
+      where = s;
+      break;
     }
   }
-  return nullptr;
+  return Replace(f, where.get(), MakeSeq({where, nest}));
 }
 
 Array<Any> CacheRead(const PrimFunc& f, const std::string& block, int64_t index, const std::string& scope_name,
@@ -107,14 +127,12 @@ Array<Any> CacheRead(const PrimFunc& f, const std::string& block, int64_t index,
     const BlockRealizeNode* cur = FindBlock(out, n, prim).leaf().as<BlockRealizeNode>();
     out = Replace(out, cur->block.get(), ReplaceBuffer(cur->block, buf, cache));
   }
-  StmtPath p2 = FindBlock(out, block, prim);
-  const BlockNode* scope2 = p2.ParentBlock();
-  const Object* after = nullptr;
   if (producer != nullptr) {
-    const BlockRealizeNode* pr = FindBlock(out, std::string(producer->block->name_hint), prim).leaf().as<BlockRealizeNode>();
-    after = TopOf(scope2, pr);
+    out = InsertAfterWriter(out, std::string(producer->block->name_hint), cache, CopyNest(bname, buf, cache), prim);
+  } else {
+    StmtPath p2 = FindBlock(out, block, prim);
+    out = InsertInScope(out, p2.ParentBlock(), nullptr, CopyNest(bname, buf, cache));
   }
-  out = InsertInScope(out, scope2, after, CopyNest(bname, buf, cache));
   return Array<Any>{AddRootAlloc(out, cache), String(bname)};
 }
 
@@ -129,13 +147,12 @@ Array<Any> CacheWrite(const PrimFunc& f, const std::string& block, int64_t index
                              << index << " is out of range";
   }
   Buffer buf = b->writes[index]->buffer;
+  CheckSingleWriter(f, b, buf, prim);
   std::string cname = std::string(buf->name) + "_" + scope_name;
   Buffer cache = MakeBufferLike(buf, cname, buf->shape, scope_name);
   std::string bname = FreshBlockName(f, cname);
   PrimFunc out = Replace(f, b, ReplaceBuffer(r->block, buf, cache));
-  StmtPath p2 = FindBlock(out, block, prim);
-  const BlockNode* scope = p2.ParentBlock();
-  out = InsertInScope(out, scope, TopOf(scope, p2.leaf().as<BlockRealizeNode>()), CopyNest(bname, cache, buf));
+  out = InsertAfterWriter(out, block, buf, CopyNest(bname, cache, buf), prim);
   return Array<Any>{AddRootAlloc(out, cache), String(bname)};
 }
 

@@ -15,6 +15,8 @@
 
 #include <tvm/ir/structural.h>
 
+#include <unordered_set>
+
 namespace tvm {
 namespace tir {
 namespace {
@@ -112,6 +114,7 @@ PrimFunc MoveTo(const PrimFunc& f, const std::string& name, const Var& loop_var,
   if (!reverse) {
     if (b->writes.size() != 1) TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" must write exactly one buffer";
     link = b->writes[0]->buffer;
+    CheckSingleWriter(f, b, link, prim);
     std::vector<Array<PrimExpr>> st;
     CollectAccesses(b->body, link.get(), false, true, &st);
     index = st.at(0);
@@ -140,6 +143,42 @@ PrimFunc MoveTo(const PrimFunc& f, const std::string& name, const Var& loop_var,
       }
     }
     index = ld.at(0);
+  }
+  // Every other block touching the link must be under the loop: all consumers (compute_at)
+  // or all producers (reverse_compute_at), or some would see a partial region.
+  std::unordered_set<const Object*> under;
+  for (const BlockRealizeNode* r : AllBlocks(loop->body)) under.insert(r);
+  for (const BlockRealizeNode* r : AllBlocks(f->body)) {
+    const BlockNode* o = r->block.get();
+    if (o == b || !ChildBlocks(o->body).empty() || under.count(r)) continue;
+    std::vector<Array<PrimExpr>> acc;
+    CollectAccesses(o->body, link.get(), !reverse, reverse, &acc);
+    if (o->init.defined()) CollectAccesses(o->init, link.get(), !reverse, reverse, &acc);
+    if (!acc.empty()) {
+      TVM_SCHEDULE_ERROR(prim) << "block \"" << std::string(o->name_hint) << "\" " << (reverse ? "writes " : "reads ")
+                               << std::string(link->name) << " but is not under loop " << std::string(loop_var->name);
+    }
+  }
+  if (reverse) {
+    // A producer's values are final after one iteration only if its reduction does not
+    // continue across iterations of the loop (or of loops above it).
+    std::vector<const ForNode*> upto = lp.Loops();
+    upto.push_back(loop);
+    for (const BlockRealizeNode* r : AllBlocks(loop->body)) {
+      std::vector<Array<PrimExpr>> acc;
+      CollectAccesses(r->block->body, link.get(), false, true, &acc);
+      if (acc.empty()) continue;
+      for (size_t i = 0; i < r->iter_values.size(); ++i) {
+        if (r->block->iter_vars[i]->kind != 2) continue;
+        for (const ForNode* l : upto) {
+          if (UsesVar(r->iter_values[i], l->loop_var.get())) {
+            TVM_SCHEDULE_ERROR(prim) << "block \"" << std::string(r->block->name_hint) << "\" reduces over loop "
+                                     << std::string(l->loop_var->name) << ": its output is not final inside loop "
+                                     << std::string(loop_var->name);
+          }
+        }
+      }
+    }
   }
   // New loops, one per iter var.
   arith::VarBounds bounds;

@@ -539,6 +539,20 @@ void CollectAccesses(const Stmt& s, const Object* buffer, bool loads, bool store
   C(buffer, loads, stores, out).VisitStmt(s);
 }
 
+void CheckSingleWriter(const PrimFunc& f, const BlockNode* block, const Buffer& buf, const char* prim) {
+  for (const BlockRealizeNode* r : AllBlocks(f->body)) {
+    const BlockNode* b = r->block.get();
+    if (b == block || ChildBlocks(b->body).size() > 0) continue;  // itself, or a scope block
+    for (const BufferRegion& w : b->writes) {
+      if (w->buffer.same_as(buf)) {
+        TVM_SCHEDULE_ERROR(prim) << "buffer " << std::string(buf->name) << " is written by block \""
+                                 << std::string(b->name_hint) << "\" too (the block must be its only writer; "
+                                 << "e.g. before decompose_reduction)";
+      }
+    }
+  }
+}
+
 Buffer FindBufferByName(const PrimFunc& f, const std::string& name) {
   for (const auto& kv : f->buffer_map) {
     if (std::string(kv.second->name) == name) return kv.second;

@@ -91,6 +91,9 @@ Interval EvalInterval(const PrimExpr& e, const std::unordered_map<const Object*,
 void CollectAccesses(const Stmt& s, const Object* buffer, bool loads, bool stores,
                      std::vector<Array<PrimExpr>>* out);
 
+/*! \brief ScheduleError unless `block` is the only block of the function writing `buf`. */
+void CheckSingleWriter(const PrimFunc& f, const BlockNode* block, const Buffer& buf, const char* prim);
+
 /*! \brief The buffer named `name` among the function's arguments and allocations. */
 Buffer FindBufferByName(const PrimFunc& f, const std::string& name);
 /*! \brief Is `b` one of the function's argument buffers? */
