@@ -38,6 +38,9 @@ def __getattr__(name):
         _compiler_guard.require_compiler("tvm." + name)
         if name in ("compile", "build", "lower"):
             return getattr(importlib.import_module("tvm.driver"), name)
+    if name == "IRModule":
+        _compiler_guard.require_compiler("tvm.IRModule")
+        return importlib.import_module("tvm.ir").IRModule
     if name in _LAZY_SUBPACKAGES:
         return importlib.import_module("tvm." + name)
     raise AttributeError("module 'tvm' has no attribute %r" % name)

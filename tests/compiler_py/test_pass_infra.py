@@ -1,0 +1,124 @@
+"""tvm.transform: passes, Sequential, PassContext (opt_level, config, instruments), written as a
+TVM user writes them."""
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import te
+
+
+def _mod():
+    A = te.placeholder((16, 8), name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    B = te.compute((16,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    return tvm.IRModule({"main": te.create_prim_func([A, B])})
+
+
+def test_sequential_of_tir_passes_lowers_blocks():
+    mod = _mod()
+    seq = tvm.transform.Sequential([
+        tvm.tir.transform.LowerInitBlock(),
+        tvm.tir.transform.ConvertBlocksToOpaque(),
+        tvm.tir.transform.LowerOpaqueBlock(),
+    ])
+    out = seq(mod)
+    text = str(out)
+    assert "T.block" not in text and "T.init" not in text and "if (k == 0)" in text, text
+    assert "T.block" in str(mod)  # passes build new modules; the input is unchanged
+
+
+def test_lower_shows_the_module_codegen_sees():
+    text = str(tvm.lower(_mod()))
+    assert "T.block" not in text and "B[i]" in text, text
+
+
+def test_opt_level_required_and_disabled():
+    calls = []
+
+    @tvm.transform.module_pass(opt_level=3, name="Probe")
+    def probe(mod, ctx):
+        calls.append(ctx.opt_level)
+        return mod
+
+    mod = _mod()
+    probe(mod)                                   # default opt_level 2 < 3: skipped
+    assert calls == []
+    with tvm.transform.PassContext(opt_level=3):
+        probe(mod)
+    with tvm.transform.PassContext(opt_level=0, required_pass=["Probe"]):
+        probe(mod)
+    with tvm.transform.PassContext(opt_level=3, disabled_pass=["Probe"]):
+        probe(mod)
+    assert calls == [3, 0]
+
+
+def test_prim_func_pass_and_class_pass():
+    seen = []
+
+    @tvm.tir.transform.prim_func_pass(opt_level=0)
+    def count(func, mod, ctx):
+        seen.append(func)
+        return func
+
+    @tvm.transform.module_pass(opt_level=0)
+    class Rename:
+        def __init__(self, name):
+            self.name = name
+
+        def transform_module(self, mod, ctx):
+            return tvm.IRModule({self.name: mod["main"]})
+
+    out = tvm.transform.Sequential([count, Rename("kernel")])(_mod())
+    assert len(seen) == 1 and "kernel" in out
+
+
+def test_instruments_see_every_pass():
+    class Recorder(tvm.transform.PassInstrument):
+        def __init__(self):
+            self.events = []
+
+        def enter_pass_ctx(self):
+            self.events.append("enter")
+
+        def exit_pass_ctx(self):
+            self.events.append("exit")
+
+        def run_before_pass(self, mod, info):
+            self.events.append("before " + info.name)
+
+        def run_after_pass(self, mod, info):
+            self.events.append("after " + info.name)
+
+    rec = Recorder()
+    with tvm.transform.PassContext(instruments=[rec]):
+        tvm.tir.transform.Simplify()(_mod())
+    assert rec.events == ["enter", "before tir.Simplify", "after tir.Simplify", "exit"]
+
+
+def test_config_disable_vectorize_and_bad_config():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] * 2.0, name="B")
+    sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+    (i,) = sch.get_loops(sch.get_block("B"))
+    io, ii = sch.split(i, factors=[None, 8])
+    sch.vectorize(ii)
+    assert "T.Ramp" in str(tvm.lower(sch.mod))
+    with tvm.transform.PassContext(config={"tir.disable_vectorize": True}):
+        assert "T.Ramp" not in str(tvm.lower(sch.mod))
+        lib = tvm.compile(sch.mod)
+    a = np.arange(64, dtype="float32")
+    b = np.zeros(64, "float32")
+    lib["main"](a, b)
+    np.testing.assert_allclose(b, a * 2)
+    with pytest.raises(AttributeError, match="unknown config key"):
+        tvm.transform.PassContext(config={"tir.no_such_option": 1})
+    with pytest.raises(TypeError, match="expects bool"):
+        tvm.transform.PassContext(config={"tir.disable_vectorize": "yes"})
+    with pytest.raises(ValueError, match="opt_level"):
+        tvm.transform.PassContext(opt_level=9)
+
+
+def test_a_pass_rejects_a_non_module():
+    with pytest.raises(TypeError, match="takes an IRModule"):
+        tvm.tir.transform.Simplify()("not a module")
