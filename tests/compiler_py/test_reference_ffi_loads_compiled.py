@@ -51,3 +51,4 @@ def test_reference_loads_exported_library(tmp_path):
                          text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.strip() == "ok"
+

@@ -137,6 +137,7 @@ class Executable:
         self._tmpdir = None
         self._engine = None
         self._funcs = {}
+        self.imported_modules = []
         self.mod = None
         self.triple = llmod.triple
         self.is_host = self.triple.split("-")[0] == llvm.get_process_triple().split("-")[0]
@@ -197,8 +198,25 @@ class Executable:
     def inspect_source(self, fmt="ll"):
         return self.optimized_ir if fmt in ("ll", "llvm") else self.llvm_ir
 
-    def export_library(self, path, cc=None, options=None):
+    def import_module(self, module):
+        """Imports a runtime module (e.g. device code): functions not found in the host code
+        are looked up in it, and export_library packs it into the .so."""
+        if not isinstance(module, tvm_ffi.Module):
+            raise TypeError("import_module expects a tvm_ffi.Module, got %r" % type(module).__name__)
+        if module.kind == "library" or not module.is_binary_serializable():
+            raise ValueError("module of kind %r cannot be exported into a library (not binary "
+                             "serializable; link shared libraries instead)" % module.kind)
+        self.imported_modules.append(module)
+        if self.mod is not None:
+            self.mod.import_module(module)
+
+    def export_library(self, path, cc=None, options=None, *, root_module=None):
         """Links the object into a shared library that needs only libtvm_runtime/libtvm_ffi.
+
+        Imported modules (import_module) are packed into the library (tvm-ffi's
+        `__tvm_ffi__library_bin`): load_module returns the library with them imported. With
+        `root_module` (e.g. a VM executable), load_module returns that module instead, with
+        the library (and the imports) imported into it, so its code finds the kernels.
 
         A module for another CPU links with that CPU's cross gcc, against that CPU's build of
         the two libraries ($TVM_CROSS_LIB_DIR or -L in `options`): see tvm.driver.cross."""
@@ -215,9 +233,23 @@ class Executable:
             with open(obj, "wb") as f:
                 f.write(self.object)
             cmd = [cc, "-shared", "-fPIC", "-o", path, obj]
+            if self.imported_modules or root_module is not None:
+                from . import library_bin
+                blob = library_bin.pack(self.imported_modules, root=root_module)
+                blob_obj = os.path.join(tmp, "library_bin.o")
+                with open(blob_obj, "wb") as f:
+                    f.write(library_bin.blob_object(blob, self._tm, self.triple, _llvm()))
+                cmd.append(blob_obj)
             for d in lib_dirs:
                 cmd += ["-L" + d]
-            cmd += ["-ltvm_runtime", "-ltvm_ffi", "-lm"]
+            if self.imported_modules or root_module is not None:
+                # The loaders of the packed modules' kinds live in libtvm_runtime: keep it a
+                # dependency even when the kernels do not call it (toolchains default to
+                # --as-needed), so the file loads anywhere, e.g. under apache-tvm-ffi.
+                cmd += ["-Wl,--no-as-needed", "-ltvm_runtime", "-Wl,--as-needed"]
+            else:
+                cmd += ["-ltvm_runtime"]
+            cmd += ["-ltvm_ffi", "-lm"]
             cmd += list(options or [])
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
