@@ -13,3 +13,5 @@ out="${TEST_TMPDIR:-$(mktemp -d)}/compiled_kernels.so"
 "$compile" "$out"
 "$app" "$out" | tee "${TEST_TMPDIR:-/tmp}/app.txt"
 grep -q "deploy_app: OK" "${TEST_TMPDIR:-/tmp}/app.txt"
+# The compiled library carries a VM executable as an imported module (its import tree).
+grep -q "imports 1 module(s) \[relax.VMExecutable\]" "${TEST_TMPDIR:-/tmp}/app.txt"

@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
   }
   try {
     ffi::Module kernels = ffi::Module::LoadFromFile(argv[1]);
+    // A library exported with imported modules (its import tree) loads with them.
+    std::printf("deploy_app: %s imports %zu module(s)", argv[1], kernels->imports().size());
+    for (const ffi::Module& m : kernels->imports()) std::printf(" [%s]", m->kind());
+    std::printf("\n");
 
     // main(x, y): t = empty(shape_of(x)); add(x, y, t); out = empty(...); relu(t, out)
     vm::ExecBuilder b;
