@@ -1,11 +1,11 @@
 /*
- * LLVM IR text codegen for CPU ("codegen.LLVMText"): one packed-API function
- * `__tvm_ffi_<name>` per PrimFunc, with the tvm-ffi safe-call signature
+ * LLVM IR text codegen for CPU ("codegen.LLVMText"): one function `__tvm_ffi_<name>` per
+ * PrimFunc in the packed calling convention that tir.transform.MakePackedAPI produced:
  *   i32 (ptr self, ptr args (TVMFFIAny[]), i32 num_args, ptr result)
- * The entry checks argument count, type index, ndim, dtype, device, shape and strides, and
- * raises TypeError/ValueError naming the argument through TVMFFIErrorSetRaisedFromCStr.
- * Buffers are flattened here (row-major, or the Buffer's strides); temporaries come from
- * TVMBackendAllocWorkspace. The text is opaque-pointer LLVM IR; llvmlite does the rest.
+ * The argument checks are already TIR (AssertStmt, raised through
+ * TVMFFIErrorSetRaisedFromCStr); codegen lowers the `tir.ffi_arg_*` / `tir.dltensor_*`
+ * intrinsics to loads. Temporaries come from TVMBackendAllocWorkspace (large) or the stack.
+ * The text is opaque-pointer LLVM IR; llvmlite does the rest.
  */
 #include <tvm/ffi/error.h>
 #include <tvm/ir/reflection.h>
@@ -95,36 +95,26 @@ class CodeGen {
     return name;
   }
 
+  /*! \brief One function in the packed calling convention (made by MakePackedAPI, which
+   * also wrote the argument checks as TIR). */
   void AddFunction(const PrimFunc& f, const std::string& name) {
+    std::optional<Any> cc = f->attrs.Get(String("calling_conv"));
+    std::optional<String> ccs = cc.has_value() ? cc->as<String>() : std::nullopt;
+    if (!ccs.has_value() || std::string(*ccs) != "packed" || f->params.size() != 4) {
+      TVM_FFI_THROW(ValueError) << "codegen: function " << name
+                                << " is not in the packed calling convention; run "
+                                   "tir.transform.MakePackedAPI first (tvm.lower does)";
+    }
     body_.str("");
     allocas_.str("");
     tmp_ = 0;
     label_ = 0;
     vars_.clear();
     func_name_ = name;
-    std::ostringstream& o = body_;
-    size_t n = f->params.size();
-    std::string ok = Tmp();
-    o << "  " << ok << " = icmp eq i32 %num_args, " << n << "\n";
-    Check(ok, "TypeError",
-          name + ": expected " + std::to_string(n) + " arguments");
-    for (size_t i = 0; i < n; ++i) {
-      Var p = f->params[i];
-      std::optional<Buffer> buf = f->buffer_map.Get(p);
-      std::string slot = Tmp();
-      o << "  " << slot << " = getelementptr inbounds i8, ptr %args, i64 " << i * 16 << "\n";
-      std::string tidx = Tmp();
-      o << "  " << tidx << " = load i32, ptr " << slot << ", align 8\n";
-      std::string payload = Tmp();
-      o << "  " << payload << " = getelementptr inbounds i8, ptr " << slot << ", i64 8\n";
-      std::string arg = "argument " + std::to_string(i) + " (" + std::string(p->name) + ")";
-      std::string where = name + ": " + arg;
-      if (buf.has_value()) {
-        BindBuffer(*buf, tidx, payload, where, std::string(p->name));
-      } else {
-        BindScalar(p, tidx, payload, where);
-      }
-    }
+    vars_[f->params[0].get()] = Val{"%self", Handle()};
+    vars_[f->params[1].get()] = Val{"%args", Handle()};
+    vars_[f->params[2].get()] = Val{"%num_args", Int(32)};
+    vars_[f->params[3].get()] = Val{"%result", Handle()};
     Stmt(f->body);
     funcs_ << "define i32 @__tvm_ffi_" << name
            << "(ptr %self, ptr %args, i32 %num_args, ptr %result) #0 {\nentry:\n"
@@ -179,120 +169,6 @@ class CodeGen {
     std::string v = Tmp();
     body_ << "  " << v << " = load " << ty << ", ptr " << p << ", align " << align << "\n";
     return v;
-  }
-
-  void BindScalar(const Var& p, const std::string& tidx, const std::string& payload,
-                  const std::string& where) {
-    DataType t = p->dtype;
-    std::string is_int = Tmp(), is_bool = Tmp(), is_intlike = Tmp();
-    body_ << "  " << is_int << " = icmp eq i32 " << tidx << ", 1\n";
-    body_ << "  " << is_bool << " = icmp eq i32 " << tidx << ", 2\n";
-    body_ << "  " << is_intlike << " = or i1 " << is_int << ", " << is_bool << "\n";
-    if (IsFloat(t)) {
-      std::string is_f = Tmp(), ok = Tmp();
-      body_ << "  " << is_f << " = icmp eq i32 " << tidx << ", 3\n";
-      body_ << "  " << ok << " = or i1 " << is_f << ", " << is_intlike << "\n";
-      Check(ok, "TypeError", where + " expects a float");
-      std::string fv = Load("double", payload, 0, 8);
-      std::string iv = Load("i64", payload, 0, 8);
-      std::string ivf = Tmp(), sel = Tmp();
-      body_ << "  " << ivf << " = sitofp i64 " << iv << " to double\n";
-      body_ << "  " << sel << " = select i1 " << is_f << ", double " << fv << ", double " << ivf << "\n";
-      std::string v = sel;
-      if (t.bits == 32) {
-        v = Tmp();
-        body_ << "  " << v << " = fptrunc double " << sel << " to float\n";
-      }
-      vars_[p.get()] = Val{v, t};
-    } else if (IsIntOrUInt(t) || IsBool(t)) {
-      Check(is_intlike, "TypeError", where + " expects an int");
-      std::string iv = Load("i64", payload, 0, 8);
-      std::string v = iv;
-      if (IsBool(t)) {
-        v = Tmp();
-        body_ << "  " << v << " = icmp ne i64 " << iv << ", 0\n";
-      } else if (t.bits < 64) {
-        v = Tmp();
-        body_ << "  " << v << " = trunc i64 " << iv << " to i" << int(t.bits) << "\n";
-      }
-      vars_[p.get()] = Val{v, t};
-    } else {
-      TVM_FFI_THROW(TypeError) << where << ": unsupported scalar parameter dtype";
-    }
-  }
-
-  void BindBuffer(const Buffer& b, const std::string& tidx, const std::string& payload,
-                  const std::string& where, const std::string& pname) {
-    std::string is_t = Tmp(), is_p = Tmp(), ok = Tmp();
-    body_ << "  " << is_t << " = icmp eq i32 " << tidx << ", 70\n";
-    body_ << "  " << is_p << " = icmp eq i32 " << tidx << ", 7\n";
-    body_ << "  " << ok << " = or i1 " << is_t << ", " << is_p << "\n";
-    Check(ok, "TypeError", where + " expects a Tensor or DLTensor*");
-    std::string h = Load("ptr", payload, 0, 8);
-    std::string cell = Tmp(), dl = Tmp();
-    body_ << "  " << cell << " = getelementptr inbounds i8, ptr " << h << ", i64 24\n";
-    body_ << "  " << dl << " = select i1 " << is_t << ", ptr " << cell << ", ptr " << h << "\n";
-    size_t ndim = b->shape.size();
-    std::string nd = Load("i32", dl, 16, 4), c = Tmp();
-    body_ << "  " << c << " = icmp eq i32 " << nd << ", " << ndim << "\n";
-    Check(c, "ValueError", where + ": ndim is expected to be " + std::to_string(ndim));
-    DataType t = b->dtype;
-    std::string dt = Load("i32", dl, 20, 4), cd = Tmp();
-    uint32_t want = uint32_t(t.code) | (uint32_t(t.bits) << 8) | (uint32_t(t.lanes) << 16);
-    body_ << "  " << cd << " = icmp eq i32 " << dt << ", " << want << "\n";
-    Check(cd, "TypeError", where + ": dtype is expected to be " + DTypeToString(t));
-    std::string dev = Load("i32", dl, 8, 4), cdev = Tmp();
-    body_ << "  " << cdev << " = icmp eq i32 " << dev << ", 1\n";
-    Check(cdev, "ValueError", where + ": device_type is expected to be cpu");
-    std::string shp = Load("ptr", dl, 24, 8);
-    std::vector<std::string> dims;
-    for (size_t k = 0; k < ndim; ++k) {
-      std::string d = Load("i64", shp, static_cast<int64_t>(k * 8), 8);
-      dims.push_back(d);
-      PrimExpr want_e = b->shape[k];
-      std::string msg = where + ": shape[" + std::to_string(k) + "]";
-      if (const VarNode* v = want_e.as<VarNode>(); v != nullptr && !vars_.count(v)) {
-        std::string dv = d;
-        if (v->dtype.bits != 64) {
-          dv = Tmp();
-          body_ << "  " << dv << " = trunc i64 " << d << " to i" << int(v->dtype.bits) << "\n";
-        }
-        vars_[v] = Val{dv, v->dtype};
-        continue;
-      }
-      Val w = Cast(Expr(want_e), Int(64));
-      std::string cs = Tmp();
-      body_ << "  " << cs << " = icmp eq i64 " << d << ", " << w.v << "\n";
-      if (const int64_t* ci = AsConstInt(want_e)) msg += " is expected to be " + std::to_string(*ci);
-      else msg += " does not match";
-      Check(cs, "ValueError", msg);
-    }
-    if (b->strides.empty() && ndim > 0) {
-      std::string st = Load("ptr", dl, 32, 8);
-      std::string isnull = Tmp();
-      std::string chk = Label("strides"), done = Label("strides_ok");
-      body_ << "  " << isnull << " = icmp eq ptr " << st << ", null\n";
-      body_ << "  br i1 " << isnull << ", label %" << done << ", label %" << chk << "\n";
-      body_ << chk << ":\n";
-      std::string expect = "1";
-      for (size_t k = ndim; k-- > 0;) {
-        std::string s = Load("i64", st, static_cast<int64_t>(k * 8), 8);
-        std::string eq = Tmp(), one = Tmp(), okk = Tmp();
-        body_ << "  " << eq << " = icmp eq i64 " << s << ", " << expect << "\n";
-        body_ << "  " << one << " = icmp eq i64 " << dims[k] << ", 1\n";
-        body_ << "  " << okk << " = or i1 " << eq << ", " << one << "\n";
-        Check(okk, "ValueError", where + ": strides are expected to be compact (row-major)");
-        std::string nx = Tmp();
-        body_ << "  " << nx << " = mul i64 " << expect << ", " << dims[k] << "\n";
-        expect = nx;
-      }
-      body_ << "  br label %" << done << "\n" << done << ":\n";
-    }
-    std::string data = Load("ptr", dl, 0, 8);
-    std::string off = Load("i64", dl, 40, 8), ptr = Tmp();
-    body_ << "  " << ptr << " = getelementptr inbounds i8, ptr " << data << ", i64 " << off << "\n";
-    vars_[b->data.get()] = Val{ptr, Handle()};
-    (void)pname;
   }
 
   // ---------------------------------------------------------------- statements
@@ -370,27 +246,15 @@ class CodeGen {
         Stmt(n->body);
         return;
       }
-      Declare("TVMBackendAllocWorkspace", "declare ptr @TVMBackendAllocWorkspace(i32, i32, i64, i32, i32)");
-      Declare("TVMBackendFreeWorkspace", "declare i32 @TVMBackendFreeWorkspace(i32, i32, ptr)");
-      std::string size = std::to_string(ElemAlign(n->buffer->dtype));
-      for (const PrimExpr& d : n->buffer->shape) {
-        Val v = Cast(Expr(d), Int(64));
-        std::string m = Tmp();
-        body_ << "  " << m << " = mul i64 " << size << ", " << v.v << "\n";
-        size = m;
-      }
-      DataType t = n->buffer->dtype;
-      std::string p = Tmp(), isnull = Tmp();
-      body_ << "  " << p << " = call ptr @TVMBackendAllocWorkspace(i32 1, i32 0, i64 " << size
-            << ", i32 " << int(t.code) << ", i32 " << int(t.bits) << ")\n";
-      body_ << "  " << isnull << " = icmp ne ptr " << p << ", null\n";
-      Check(isnull, "RuntimeError", func_name_ + ": cannot allocate workspace for " + std::string(n->buffer->name));
-      vars_[n->buffer->data.get()] = Val{p, Handle()};
-      Stmt(n->body);
-      std::string r = Tmp();
-      body_ << "  " << r << " = call i32 @TVMBackendFreeWorkspace(i32 1, i32 0, ptr " << p << ")\n";
+      TVM_FFI_THROW(ValueError) << "codegen: " << std::string(n->buffer->name)
+                                << " is too large or not constant for the stack; run "
+                                   "tir.transform.LowerTVMBuiltin first (tvm.compile does)";
     } else if (auto* n = s.as<EvaluateNode>()) {
       Expr(n->value);
+    } else if (auto* n = s.as<AssertStmtNode>()) {
+      Val c = Expr(n->condition);
+      Check(c.v, std::string(n->kind), std::string(n->message));
+      Stmt(n->body);
     } else if (s.as<BlockRealizeNode>() || s.as<BlockNode>()) {
       TVM_FFI_THROW(ValueError) << "codegen: the function still has blocks; lower it first "
                                    "(tvm.lower / tvm.compile run the block-lowering passes)";
@@ -844,9 +708,82 @@ class CodeGen {
     return Emit(op + " " + LLType(x.t) + " " + x.v + ", " + y.v, Bool(x.t.lanes));
   }
 
+  // The packed-API intrinsics MakePackedAPI writes: reads of the TVMFFIAny argument array
+  // (16 bytes each: i32 type index at 0, payload at 8) and of DLTensor fields.
+  Val FfiIntrinsic(const std::string& op, const CallNode* n) {
+    auto arg_slot = [&](int64_t extra) {
+      Val args = Expr(n->args[0]);
+      Val i = Cast(Expr(n->args[1]), Int(64));
+      std::string off = Tmp(), p = Tmp();
+      body_ << "  " << off << " = mul i64 " << i.v << ", 16\n";
+      body_ << "  " << p << " = getelementptr inbounds i8, ptr " << args.v << ", i64 " << off << "\n";
+      if (extra == 0) return p;
+      std::string q = Tmp();
+      body_ << "  " << q << " = getelementptr inbounds i8, ptr " << p << ", i64 " << extra << "\n";
+      return q;
+    };
+    if (op == "ffi_arg_type_index") return Val{Load("i32", arg_slot(0), 0, 8), Int(32)};
+    if (op == "ffi_arg_int64") return Val{Load("i64", arg_slot(8), 0, 8), Int(64)};
+    if (op == "ffi_arg_float64") return Val{Load("double", arg_slot(8), 0, 8), Float(64)};
+    if (op == "ffi_arg_dltensor") {
+      // A Tensor object holds its DLTensor 24 bytes after the object header; a DLTensor*
+      // argument is the pointer itself.
+      std::string h = Load("ptr", arg_slot(8), 0, 8);
+      Val tidx = Expr(n->args[2]);
+      std::string is_t = Tmp(), cell = Tmp(), dl = Tmp();
+      body_ << "  " << is_t << " = icmp eq i32 " << tidx.v << ", 70\n";
+      body_ << "  " << cell << " = getelementptr inbounds i8, ptr " << h << ", i64 24\n";
+      body_ << "  " << dl << " = select i1 " << is_t << ", ptr " << cell << ", ptr " << h << "\n";
+      return Val{dl, Handle()};
+    }
+    Val dl = Expr(n->args[0]);
+    if (op == "dltensor_ndim") return Val{Load("i32", dl.v, 16, 4), Int(32)};
+    if (op == "dltensor_dtype") return Val{Load("i32", dl.v, 20, 4), Int(32)};
+    if (op == "dltensor_device_type") return Val{Load("i32", dl.v, 8, 4), Int(32)};
+    if (op == "dltensor_shape" || op == "dltensor_stride") {
+      std::string arr = Load("ptr", dl.v, op == "dltensor_shape" ? 24 : 32, 8);
+      Val k = Cast(Expr(n->args[1]), Int(64));
+      std::string off = Tmp(), p = Tmp();
+      body_ << "  " << off << " = mul i64 " << k.v << ", 8\n";
+      body_ << "  " << p << " = getelementptr inbounds i8, ptr " << arr << ", i64 " << off << "\n";
+      return Val{Load("i64", p, 0, 8), Int(64)};
+    }
+    if (op == "dltensor_strides_is_null") {
+      std::string st = Load("ptr", dl.v, 32, 8), r = Tmp();
+      body_ << "  " << r << " = icmp eq ptr " << st << ", null\n";
+      return Val{r, Bool()};
+    }
+    if (op == "dltensor_data") {
+      std::string data = Load("ptr", dl.v, 0, 8);
+      std::string off = Load("i64", dl.v, 40, 8), ptr = Tmp();
+      body_ << "  " << ptr << " = getelementptr inbounds i8, ptr " << data << ", i64 " << off << "\n";
+      return Val{ptr, Handle()};
+    }
+    TVM_FFI_THROW(ValueError) << "codegen: unsupported intrinsic tir." << op;
+  }
+
   Val Call(const CallNode* n, DataType t) {
     std::string op(n->op);
     if (op.rfind("tir.", 0) == 0) op = op.substr(4);
+    if (op.rfind("ffi_arg_", 0) == 0 || op.rfind("dltensor_", 0) == 0) return FfiIntrinsic(op, n);
+    if (op == "TVMBackendAllocWorkspace" && n->args.size() == 5) {
+      Declare(op, "declare ptr @TVMBackendAllocWorkspace(i32, i32, i64, i32, i32)");
+      Val a0 = Cast(Expr(n->args[0]), Int(32)), a1 = Cast(Expr(n->args[1]), Int(32));
+      Val sz = Cast(Expr(n->args[2]), Int(64));
+      Val a3 = Cast(Expr(n->args[3]), Int(32)), a4 = Cast(Expr(n->args[4]), Int(32));
+      return Emit("call ptr @TVMBackendAllocWorkspace(i32 " + a0.v + ", i32 " + a1.v + ", i64 " + sz.v +
+                  ", i32 " + a3.v + ", i32 " + a4.v + ")", Handle());
+    }
+    if (op == "TVMBackendFreeWorkspace" && n->args.size() == 3) {
+      Declare(op, "declare i32 @TVMBackendFreeWorkspace(i32, i32, ptr)");
+      Val a0 = Cast(Expr(n->args[0]), Int(32)), a1 = Cast(Expr(n->args[1]), Int(32));
+      Val p = Expr(n->args[2]);
+      return Emit("call i32 @TVMBackendFreeWorkspace(i32 " + a0.v + ", i32 " + a1.v + ", ptr " + p.v + ")", Int(32));
+    }
+    if (op == "isnullptr" && n->args.size() == 1) {
+      Val p = Expr(n->args[0]);
+      return Emit("icmp eq ptr " + p.v + ", null", Bool());
+    }
     static const char* kUnaryIntrin[] = {"exp", "exp2", "log", "log2", "log10", "sqrt", "sin", "cos",
                                          "floor", "ceil", "trunc", "round", "fabs", "nearbyint"};
     for (const char* name : kUnaryIntrin) {

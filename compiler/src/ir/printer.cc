@@ -261,6 +261,12 @@ class Printer {
       St(n->body, ind);
     } else if (auto* n = s.as<BlockRealizeNode>()) {
       Realize(n, ind);
+    } else if (auto* n = s.as<AssertStmtNode>()) {
+      Indent(ind);
+      os << "assert ";
+      Expr(n->condition);
+      os << ", \"" << std::string(n->kind) << ": " << std::string(n->message) << "\"\n";
+      St(n->body, ind);
     } else if (auto* n = s.as<EvaluateNode>()) {
       Indent(ind);
       os << "T.evaluate(";

@@ -161,6 +161,12 @@ Stmt ExprMutator::MutateStmtChildren(const Stmt& s) {
     PrimExpr v = VisitExpr(n->value);
     return v.same_as(n->value) ? s : MakeEvaluate(v);
   }
+  if (auto* n = s.as<AssertStmtNode>()) {
+    PrimExpr c = VisitExpr(n->condition);
+    Stmt b = VisitStmt(n->body);
+    if (c.same_as(n->condition) && b.same_as(n->body)) return s;
+    return MakeAssert(c, std::string(n->kind), std::string(n->message), b);
+  }
   if (auto* n = s.as<BlockRealizeNode>()) {
     bool changed = false;
     Array<PrimExpr> values = VisitArray(n->iter_values, &changed);

@@ -369,6 +369,20 @@ Stmt MakeEvaluate(PrimExpr v) {
   return Stmt(n);
 }
 
+Stmt MakeAssert(PrimExpr condition, std::string kind, std::string message, Stmt body) {
+  CheckDefined(condition, "AssertStmt");
+  if (!IsBool(condition.dtype()) || condition.dtype().lanes != 1) {
+    TVM_FFI_THROW(TypeError) << "AssertStmt condition must be a scalar bool";
+  }
+  if (!body.defined()) TVM_FFI_THROW(ValueError) << "AssertStmt body is None";
+  ObjectPtr<AssertStmtNode> n = make_object<AssertStmtNode>();
+  n->condition = std::move(condition);
+  n->kind = String(kind);
+  n->message = String(message);
+  n->body = std::move(body);
+  return Stmt(n);
+}
+
 PrimFunc MakePrimFunc(Array<Var> params, Map<Var, Buffer> buffer_map, Stmt body,
                       Map<String, Any> attrs) {
   ObjectPtr<PrimFuncNode> n = make_object<PrimFuncNode>();
@@ -483,6 +497,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   Reflect<SeqStmtNode>().Field("seq", &SeqStmtNode::seq);
   Reflect<AllocateNode>().Field("buffer", &AllocateNode::buffer).Field("body", &AllocateNode::body);
   Reflect<EvaluateNode>().Field("value", &EvaluateNode::value);
+  Reflect<AssertStmtNode>()
+      .Field("condition", &AssertStmtNode::condition)
+      .Field("kind", &AssertStmtNode::kind)
+      .Field("message", &AssertStmtNode::message)
+      .Field("body", &AssertStmtNode::body);
   Reflect<PrimFuncNode>()
       .Field("params", &PrimFuncNode::params, true)
       .Field("buffer_map", &PrimFuncNode::buffer_map)
@@ -579,6 +598,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   });
   RegisterCompilerGlobal("tir.Allocate", [](Buffer b, Stmt body) { return MakeAllocate(b, body); });
   RegisterCompilerGlobal("tir.Evaluate", [](PrimExpr v) { return MakeEvaluate(v); });
+  RegisterCompilerGlobal("tir.AssertStmt", [](PrimExpr c, std::string kind, std::string msg, Stmt body) {
+    return MakeAssert(c, kind, msg, body);
+  });
   RegisterCompilerGlobal("tir.PrimFunc", [](Array<Var> params, Map<Var, Buffer> bmap, Stmt body,
                                             Map<String, Any> attrs) {
     return MakePrimFunc(params, bmap, body, attrs);

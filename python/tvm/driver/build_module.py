@@ -96,7 +96,7 @@ def _optimize(llmod, tm, llvm):
 
 def lower_to_llvm_ir(func_or_mod, target=None):
     """LLVM IR text (lowered, before LLVM's optimisation) of `func_or_mod`."""
-    mod = lower(func_or_mod)
+    mod = host_pipeline()(lower(func_or_mod))
     target = Target(target or "llvm")
     return _api("codegen.LLVMText")(mod, target.mtriple, target.fast_math_flags)
 
@@ -275,6 +275,15 @@ def default_pipeline():
                        T.Simplify()], name="tir.lower")
 
 
+def host_pipeline():
+    """What tvm.compile applies after `lower`: MakePackedAPI (the calling convention and the
+    argument checks, in TIR), then LowerTVMBuiltin (workspace calls for large temporaries)."""
+    from ..ir.transform import Sequential
+    from ..tir import transform as T
+
+    return Sequential([T.MakePackedAPI(), T.LowerTVMBuiltin()], name="tir.host")
+
+
 def lower(func_or_mod):
     """The module after the TIR pipeline (what codegen sees), under the current
     tvm.transform.PassContext."""
@@ -283,7 +292,7 @@ def lower(func_or_mod):
 
 def compile(func_or_mod, target=None, *, jit=False, **kwargs):  # noqa: A001
     """Compiles a PrimFunc/IRModule for `target` (default "llvm", the host CPU)."""
-    return Executable(lower(func_or_mod), Target(target or "llvm"), jit=jit)
+    return Executable(host_pipeline()(lower(func_or_mod)), Target(target or "llvm"), jit=jit)
 
 
 def build(func_or_mod, target=None, name=None, **kwargs):

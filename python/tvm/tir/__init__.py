@@ -4,7 +4,7 @@ from .._compiler_guard import require_compiler
 
 require_compiler("tvm.tir")
 
-from .expr import (Add, Allocate, And, Block, BlockRealize, Broadcast, Buffer, BufferRegion, BufferLoad, BufferStore, Call, Cast,
+from .expr import (Add, Allocate, And, AssertStmt, Block, BlockRealize, Broadcast, Buffer, BufferRegion, BufferLoad, BufferStore, Call, Cast,
                    Div, EQ, Evaluate, FloatImm, FloorDiv, FloorMod, For, ForKind, GE, GT,
                    IfThenElse, IntImm, IterVar, LE, LT, Let, LetStmt, Max, Min, Mod, Mul, NE, Not,
                    Or, PrimExpr, PrimFunc, Ramp, Range, Reduce, Select, SeqStmt, Stmt, StringImm, Sub,

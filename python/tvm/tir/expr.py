@@ -283,6 +283,7 @@ IfThenElse = _sreg("tir.IfThenElse")
 SeqStmt = _sreg("tir.SeqStmt")
 Allocate = _sreg("tir.Allocate")
 Evaluate = _sreg("tir.Evaluate")
+AssertStmt = _sreg("tir.AssertStmt")
 Block = _sreg("tir.Block")
 BlockRealize = _sreg("tir.BlockRealize")
 
@@ -338,6 +339,8 @@ _ctor(IfThenElse, lambda cond, then_case, else_case=None: _api("tir.IfThenElse")
 _ctor(SeqStmt, lambda seq: _api("tir.SeqStmt")(list(seq)))
 _ctor(Allocate, lambda buffer, body: _api("tir.Allocate")(buffer, body))
 _ctor(Evaluate, lambda value: _api("tir.Evaluate")(convert(value)))
+_ctor(AssertStmt, lambda condition, kind, message, body: _api("tir.AssertStmt")(
+    convert(condition), str(kind), str(message), body))
 
 
 @register_object("tir.IterVar")

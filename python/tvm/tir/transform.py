@@ -38,6 +38,25 @@ Simplify = _native("Simplify")
 FlattenBuffer = _native("FlattenBuffer")
 # With PassContext(config={"tir.disable_vectorize": True}) vectorized loops stay loops.
 VectorizeLoop = _native("VectorizeLoop", skip_config="tir.disable_vectorize")
+LowerTVMBuiltin = _native("LowerTVMBuiltin")
 
-__all__ = ["CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
+def MakePackedAPI():  # noqa: N802 (TVM's name)
+    """Each PrimFunc gets the tvm-ffi packed calling convention; its parameters become
+    argument checks (AssertStmt) and bindings in TIR (docs/compiler.md, Lowering)."""
+    from ..ir import IRModule
+    from ..ir.transform import ModulePass
+
+    fn = _api("tir.transform.MakePackedAPI")
+
+    def run(mod, ctx):
+        out = {}
+        for name, func in mod.functions.items():
+            attrs = func.attrs
+            symbol = str(attrs["global_symbol"]) if "global_symbol" in attrs else str(name)
+            out[str(name)] = fn(func, symbol)
+        return IRModule(out)
+    return ModulePass(run, PassInfo(0, "tir.MakePackedAPI"))
+
+
+__all__ = ["LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
            "LowerOpaqueBlock", "Simplify", "VectorizeLoop", "prim_func_pass"]

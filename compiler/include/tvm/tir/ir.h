@@ -294,6 +294,20 @@ class AllocateNode : public StmtNode {
   TVM_TIR_NODE(AllocateNode, "tir.Allocate", StmtNode);
 };
 
+/*!
+ * \brief Checks `condition`; when it is false, raises an error of `kind` ("TypeError",
+ * "ValueError", ...) with `message` and returns from the function; else runs `body`.
+ * MakePackedAPI writes the argument checks as these.
+ */
+class AssertStmtNode : public StmtNode {
+ public:
+  PrimExpr condition;
+  String kind;
+  String message;
+  Stmt body;
+  TVM_TIR_NODE(AssertStmtNode, "tir.AssertStmt", StmtNode);
+};
+
 class EvaluateNode : public StmtNode {
  public:
   PrimExpr value;
@@ -485,6 +499,7 @@ Stmt MakeIfThenElse(PrimExpr c, Stmt t, Stmt e);
 Stmt MakeSeq(Array<Stmt> seq);
 Stmt MakeAllocate(Buffer b, Stmt body);
 Stmt MakeEvaluate(PrimExpr v);
+Stmt MakeAssert(PrimExpr condition, std::string kind, std::string message, Stmt body);
 PrimFunc MakePrimFunc(Array<Var> params, Map<Var, Buffer> buffer_map, Stmt body,
                       Map<String, Any> attrs);
 

@@ -207,6 +207,13 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop_var, int64_t factor_axis) 
       if (b->iter_vars[i]->kind == 2) feeds |= UsesVar(r->iter_values[i], l->loop_var.get());
     }
     if (!feeds) continue;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      if (b->iter_vars[i]->kind == 0 && UsesVar(r->iter_values[i], l->loop_var.get())) {
+        TVM_SCHEDULE_ERROR(prim) << "loop " << std::string(l->loop_var->name) << " is bound to both the spatial var "
+                                 << std::string(b->iter_vars[i]->var->name)
+                                 << " and a reduction var of block \"" << name << "\" (fused across them)";
+      }
+    }
     Var v("v" + std::string(l->loop_var->name), l->loop_var->dtype);
     ivs.push_back(MakeIterVar(v, l->min, l->extent, 2));
     values.push_back(l->loop_var);

@@ -1,0 +1,75 @@
+/*
+ * LowerTVMBuiltin: temporaries that do not fit the stack become workspace calls of the
+ * runtime (TVMBackendAllocWorkspace / TVMBackendFreeWorkspace), written in TIR:
+ *
+ *   A: handle = T.TVMBackendAllocWorkspace(1, 0, nbytes, code, bits)
+ *   assert not T.isnullptr(A), "RuntimeError: f: cannot allocate workspace for A"
+ *   <body>
+ *   T.TVMBackendFreeWorkspace(1, 0, A)
+ *
+ * An Allocate of a constant size up to 1024 bytes (TVM's kMaxStackAlloca) stays an Allocate:
+ * codegen puts it on the stack (an entry-block alloca, promoted to registers by LLVM).
+ */
+#include <tvm/ffi/error.h>
+#include <tvm/tir/functor.h>
+
+#include "../../support/registry.h"
+
+namespace tvm {
+namespace tir {
+namespace {
+
+constexpr int64_t kMaxStackBytes = 1024;
+
+int64_t ElemBytes(DataType t) { return IsBool(t) ? 1 : (t.bits + 7) / 8; }  // as codegen stores
+
+class Lowerer : public ExprMutator {
+ public:
+  explicit Lowerer(std::string func) : func_(std::move(func)) {}
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    auto* n = x.as<AllocateNode>();
+    if (n == nullptr) return x;
+    DataType t = n->buffer->dtype;
+    int64_t bytes = ElemBytes(t);
+    PrimExpr size = IntImm(Int(64), bytes);
+    bool constant = true;
+    for (const PrimExpr& d : n->buffer->shape) {
+      const int64_t* c = AsConstInt(d);
+      if (c == nullptr) {
+        constant = false;
+      } else if (constant) {
+        bytes = bytes <= kMaxStackBytes ? bytes * *c : bytes;
+      }
+      size = MakeBinary("tir.Mul", size, MakeCast(Int(64), d));
+    }
+    if (constant && bytes <= kMaxStackBytes) return x;
+    Var data = n->buffer->data;
+    auto i32 = [](int64_t v) { return IntImm(Int(32), v); };
+    PrimExpr alloc = MakeCall(Handle(), "tir.TVMBackendAllocWorkspace",
+                              {i32(1), i32(0), size, i32(t.code), i32(t.bits)});
+    Stmt free = MakeEvaluate(MakeCall(Int(32), "tir.TVMBackendFreeWorkspace", {i32(1), i32(0), data}));
+    Stmt body = MakeSeq({n->body, free});
+    body = MakeAssert(MakeNot(MakeCall(Bool(), "tir.isnullptr", {data})), "RuntimeError",
+                      func_ + ": cannot allocate workspace for " + std::string(n->buffer->name), body);
+    return MakeLetStmt(data, alloc, body);
+  }
+
+ private:
+  std::string func_;
+};
+
+}  // namespace
+
+PrimFunc LowerTVMBuiltin(const PrimFunc& f) {
+  Stmt body = Lowerer(f.GlobalSymbol("main")).VisitStmt(f->body);
+  return MakePrimFunc(f->params, f->buffer_map, body, f->attrs);
+}
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  RegisterCompilerGlobal("tir.transform.LowerTVMBuiltin", [](PrimFunc f) { return LowerTVMBuiltin(f); });
+}
+
+}  // namespace tir
+}  // namespace tvm
