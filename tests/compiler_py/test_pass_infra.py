@@ -122,3 +122,26 @@ def test_config_disable_vectorize_and_bad_config():
 def test_a_pass_rejects_a_non_module():
     with pytest.raises(TypeError, match="takes an IRModule"):
         tvm.tir.transform.Simplify()("not a module")
+
+
+def test_hoist_if_then_else_moves_invariant_guards_out():
+    # compute_at of a cache with a tail: the copy block's row predicate depends on ax0 only,
+    # so it leaves the ax1 loop (which then has no guard).
+    n, k = 37, 16
+    A = te.placeholder((n, k), name="A")
+    B = te.compute((n, k), lambda i, j: A[i, j] * 2.0, name="B")
+    sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+    blk = sch.get_block("B")
+    a_local = sch.cache_read(blk, 0, "local")
+    i, j = sch.get_loops(blk)
+    io, ii = sch.split(i, factors=[None, 8])
+    sch.compute_at(a_local, io)
+    text = str(tvm.lower(sch.mod))
+    guard = next(line for line in text.splitlines() if "if" in line and "ax0" in line)
+    nxt = text.splitlines()[text.splitlines().index(guard) + 1]
+    assert "for ax1" in nxt, text
+    lib = tvm.compile(sch.mod)
+    a = np.random.rand(n, k).astype("float32")
+    b = np.zeros((n, k), "float32")
+    lib["main"](a, b)
+    np.testing.assert_allclose(b, a * 2)

@@ -266,12 +266,13 @@ class Executable:
 def default_pipeline():
     """The TIR lowering pipeline, as one Sequential: the block passes (LowerInitBlock,
     ConvertBlocksToOpaque, CompactBufferAllocation, LowerOpaqueBlock), then Simplify,
-    FlattenBuffer, VectorizeLoop, Simplify."""
+    HoistIfThenElse, FlattenBuffer, VectorizeLoop, Simplify."""
     from ..ir.transform import Sequential
     from ..tir import transform as T
 
     return Sequential([T.LowerInitBlock(), T.ConvertBlocksToOpaque(), T.CompactBufferAllocation(),
-                       T.LowerOpaqueBlock(), T.Simplify(), T.FlattenBuffer(), T.VectorizeLoop(),
+                       T.LowerOpaqueBlock(), T.Simplify(), T.HoistIfThenElse(), T.FlattenBuffer(),
+                       T.VectorizeLoop(),
                        T.Simplify()], name="tir.lower")
 
 

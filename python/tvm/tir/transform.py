@@ -39,6 +39,7 @@ FlattenBuffer = _native("FlattenBuffer")
 # With PassContext(config={"tir.disable_vectorize": True}) vectorized loops stay loops.
 VectorizeLoop = _native("VectorizeLoop", skip_config="tir.disable_vectorize")
 LowerTVMBuiltin = _native("LowerTVMBuiltin")
+HoistIfThenElse = _native("HoistIfThenElse")
 
 def MakePackedAPI():  # noqa: N802 (TVM's name)
     """Each PrimFunc gets the tvm-ffi packed calling convention; its parameters become
@@ -58,5 +59,5 @@ def MakePackedAPI():  # noqa: N802 (TVM's name)
     return ModulePass(run, PassInfo(0, "tir.MakePackedAPI"))
 
 
-__all__ = ["LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
+__all__ = ["HoistIfThenElse", "LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
            "LowerOpaqueBlock", "Simplify", "VectorizeLoop", "prim_func_pass"]
