@@ -392,3 +392,36 @@ def test_rfactor_twice_threads_then_vector_lanes():
     b = np.zeros(1, "float32")
     lib["main"](a, b)
     np.testing.assert_allclose(b[0], np.dot(a, a), rtol=1e-4)
+
+
+def test_rfactor_of_a_block_moved_under_its_consumer():
+    # B (a row sum) computed at C's row loop, then rfactored: the write-back must come before
+    # C inside the shared row loop, not after the whole nest.
+    n, m = 3, 10
+    A = te.placeholder((n, m), "float32", "A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    C = te.compute((n,), lambda i: B[i] * 0.5, name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    (ci,) = sch.get_loops(sch.get_block("C"))
+    sch.compute_at(sch.get_block("B"), ci)
+    _, kk = sch.get_loops(sch.get_block("B"))
+    ko, _ = sch.split(kk, factors=[2, None])
+    sch.rfactor(ko, 0)
+    assert sch.get_child_blocks(ci) == ["B_rf", "B", "C"]
+    lib = tvm_compile(sch.mod)
+    a = np.random.rand(n, m).astype("float32")
+    c = np.zeros(n, "float32")
+    lib["main"](a, c)
+    np.testing.assert_allclose(c, a.sum(axis=1) * 0.5, rtol=1e-5)
+
+
+def test_rfactor_refuses_a_loop_fused_across_spatial_and_reduction():
+    f, _ = _matmul(8, 8, 8)
+    sch = tir.Schedule(f)
+    blk = sch.get_block("C")
+    i, j, r = sch.get_loops(blk)
+    r0, r1 = sch.split(r, factors=[2, None])
+    sch.fuse(j, r0)                      # one loop now drives v_j and part of v_r
+    with pytest.raises(tir.ScheduleError, match="both the spatial var v_j and a reduction var"):
+        sch.rfactor(r1, 0)

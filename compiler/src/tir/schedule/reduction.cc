@@ -244,10 +244,40 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop_var, int64_t factor_axis) 
   Stmt rf_init = MakeBufferStore(rf, init_store->value, rf_idx);
   std::string rf_block = FreshBlockName(f, name + "_rf");
   Block rfb = WithAccessRegions(MakeBlock(ivs, {}, {}, rf_block, rf_body, rf_init, {}, b->annotations));
+  // Where the write-back goes: after the outermost of the block's loops that holds no other
+  // reader of the output (a consumer moved into a shared loop by compute_at must come after
+  // the write-back). Loops above it are shared: the write-back uses their variables as they
+  // are; it copies the loops from there down that it needs (spatial ones and the rf loop).
+  size_t top_at = loops.size();
+  for (size_t k = 0; k < loops.size(); ++k) {
+    bool reader = false;
+    for (const BlockRealizeNode* o : AllBlocks(loops[k]->body)) {
+      if (o == r) continue;
+      std::vector<Array<PrimExpr>> acc;
+      CollectAccesses(o->block->body, out.get(), true, false, &acc);
+      reader |= !acc.empty();
+    }
+    if (!reader) {
+      top_at = k;
+      break;
+    }
+  }
+  if (top_at == loops.size() || loops.size() == 0) {
+    TVM_SCHEDULE_ERROR(prim) << "a reader of " << std::string(out->name) << " sits under every loop of block \"" << name << "\"";
+  }
+  for (size_t k = 0; k < top_at; ++k) {
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      if (b->iter_vars[i]->kind == 2 && UsesVar(r->iter_values[i], loops[k]->loop_var.get())) {
+        TVM_SCHEDULE_ERROR(prim) << "reduction loop " << std::string(loops[k]->loop_var->name)
+                                 << " also holds a reader of " << std::string(out->name);
+      }
+    }
+  }
   // Write-back block: copies of the loops bound to spatial vars and of the rfactor loop.
   std::vector<const ForNode*> kept;
   std::vector<const ForNode*> dropped;
-  for (const ForNode* l : loops) {
+  for (size_t k = top_at; k < loops.size(); ++k) {
+    const ForNode* l = loops[k];
     bool spatial = l == rl;
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       if (b->iter_vars[i]->kind == 0) spatial |= UsesVar(r->iter_values[i], l->loop_var.get());
@@ -288,9 +318,9 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop_var, int64_t factor_axis) 
   for (size_t k = kept.size(); k-- > 0;) {
     wnest = MakeFor(new_loops[k], Substitute(kept[k]->min, copy), Substitute(kept[k]->extent, copy), 0, wnest);
   }
-  // The rf block replaces the original in place; the write-back nest follows the outermost loop.
+  // The rf block replaces the original in place; the write-back nest follows loops[top_at].
   PrimFunc res = Replace(f, r, MakeBlockRealize(values, AndAll(keep_pred), rfb));
-  StmtPath top = FindLoop(res, loops[0]->loop_var, prim);
+  StmtPath top = FindLoop(res, loops[top_at]->loop_var, prim);
   res = Replace(res, top.leaf().get(), MakeSeq({top.leaf(), wnest}));
   return Array<Any>{AddRootAlloc(res, rf), String(rf_block)};
 }
