@@ -221,9 +221,9 @@ def _resolve_builtin_like(tp):
     if hasattr(tp, "__tvm_ffi_object__"):
         return lambda fr, j, v: set_object(fr, j, v.__tvm_ffi_object__())
     if hasattr(tp, "__dlpack__"):
-        from .tensor import set_dlpack_arg  # deferred: tensor imports this module
+        from .tensor import dlpack_setter  # deferred: tensor imports this module
 
-        return set_dlpack_arg
+        return dlpack_setter(tp)
     if hasattr(tp, "__tvm_ffi_int__"):
         return lambda fr, j, v: set_int(fr, j, v.__tvm_ffi_int__())
     if hasattr(tp, "__tvm_ffi_float__"):

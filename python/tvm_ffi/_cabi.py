@@ -178,13 +178,20 @@ OBJ_CELL = 24  # first byte after the TVMFFIObject header
 # ---- call helpers (ffi/src/python_support/call_helpers.cc) ------------------------------------
 # Internal helpers of libtvm_ffi for this package; their addresses come from the global
 # `ffi.PythonCallHelpers` (an OpaquePtr to this table). See _frame.py for how they are used.
-CALL_HELPERS_VERSION = 2  # 2: void callbacks, W_STR, ffi.PythonCallSlots
+CALL_HELPERS_VERSION = 3  # 2: void callbacks, W_STR, ffi.PythonCallSlots; 3: env words
 FRAME_ARGS = 16  # arguments per call frame (kMaxArgs)
 # int64 word offsets in a CallFrame: [0, 1] result, [2, 3] scratch, [4, 36) arguments, then:
 W_FUNC = 4 + 2 * FRAME_ARGS  # the Function handle to call
 W_NARGS = W_FUNC + 1  # number of arguments; every call resets it to 0
 W_OWNED = W_FUNC + 2  # bit i: argument i is a reference the frame owns and the call drops
-FRAME_WORDS = W_FUNC + 4
+# The framework environment of a call (CallFrame::env_*): set while packing a framework
+# tensor argument, restored by the call (or by reset_frame); W_RESULT_API is the call's output.
+W_ENV_API = W_FUNC + 4
+W_ENV_PREV_ALLOC = W_FUNC + 5
+W_ENV_STREAM_DEV = W_FUNC + 6
+W_ENV_PREV_STREAM = W_FUNC + 7
+W_RESULT_API = W_FUNC + 8
+FRAME_WORDS = W_FUNC + 9
 # Idle frames (pooled, and after every call) have every argument's type word = kInt, so an
 # Int argument is written as its payload alone.
 # int64 word offsets in a CallbackFrame: [0, 1] result, 2 key, 3 number of arguments, [4, 36)
@@ -338,6 +345,9 @@ Backtrace = _sig(PYLIB.TVMFFIBacktrace, POINTER(TVMFFIByteArray), [c_char_p, c_i
 GetVersion = _sig(PYLIB.TVMFFIGetVersion, None, [POINTER(TVMFFIVersion)])
 EnvSetStream = _sig(LIB.TVMFFIEnvSetStream, c_int, [c_int32, c_int32, c_void_p, POINTER(c_void_p)])
 EnvGetStream = _sig(LIB.TVMFFIEnvGetStream, c_void_p, [c_int32, c_int32])
+EnvSetDLPackManagedTensorAllocator = _sig(
+    LIB.TVMFFIEnvSetDLPackManagedTensorAllocator, c_int, [c_void_p, c_int, POINTER(c_void_p)])
+EnvGetDLPackManagedTensorAllocator = _sig(LIB.TVMFFIEnvGetDLPackManagedTensorAllocator, c_void_p, [])
 
 # ---- Python C API pieces used for DLPack capsules and opaque Python objects -----------------
 _py = ctypes.pythonapi

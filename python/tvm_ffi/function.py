@@ -18,7 +18,7 @@ ctypes callbacks take the GIL themselves, so C may call them from any thread.
 
 import ctypes
 
-from . import _any, _frame
+from . import _any, _frame, _framework
 from . import _cabi as C
 from .error import error_from_raised, set_raised_from_exception
 from .object import Object, register_object
@@ -29,6 +29,7 @@ _SETTERS = _any.SETTERS
 _SETTERS_GET = _SETTERS.get
 _setter_for = _any.setter_for
 _OBJECT_MAKERS = _any.OBJECT_MAKERS
+W_RESULT_API = C.W_RESULT_API
 _MAKE_OBJECT = _any.MAKE_OBJECT
 _value_from_words = _any.value_from_words
 _raise_last_error = _frame.raise_last_error
@@ -182,6 +183,10 @@ def _make_call(keep_gil):
             raise error_from_raised()
         w0 = q[0]
         w1 = q[1]
+        if rc == 70 and q[W_RESULT_API]:  # a Tensor from a call given framework tensors
+            api = q[W_RESULT_API]
+            push(fr)
+            return _framework.tensor_result(api, w1, _OBJECT_MAKERS[70])
         push(fr)
         if rc >= 64:  # objects
             maker = _OBJECT_MAKERS.get(rc)

@@ -254,6 +254,22 @@ def set_dlpack_arg(fr, j, value):
     _frame.give_object(fr, j, _tensor_from_capsule(capsule), True)
 
 
+def dlpack_setter(tp):
+    """The argument setter for foreign tensor type `tp`: plain DLPack, or, for a framework
+    publishing a DLPack exchange API (torch), the same plus the framework's environment for
+    the call (_framework.py)."""
+    from . import _framework
+
+    api = _framework.exchange_api(tp)
+    if not api:
+        return set_dlpack_arg
+
+    def set_framework_arg(fr, j, value):
+        set_dlpack_arg(fr, j, value)
+        _framework.enter(fr, api, value)
+    return set_framework_arg
+
+
 def _make_tensor(h, tindex, bare=False, borrowed=False):
     if borrowed:
         C.ObjectIncRef(h)

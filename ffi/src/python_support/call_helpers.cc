@@ -38,6 +38,7 @@
  * a table without them and runs on the stateless helpers (and its own fallbacks).
  */
 #include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
 
 #include <atomic>
 #include <cstddef>
@@ -52,7 +53,8 @@ namespace ffi {
 namespace {
 
 /*! \brief Layout version of PythonCallHelperTable and the frames; the Python side checks it. */
-constexpr int64_t kTableVersion = 2;  // 2: void callbacks, W_STR, ffi.PythonCallSlots
+constexpr int64_t kTableVersion = 3;  // 2: void callbacks, W_STR, ffi.PythonCallSlots;
+                                      // 3: the framework environment words (40-44)
 constexpr int kMaxArgs = 16;
 constexpr int kNumCallFrames = 64;
 constexpr int kNumCallbackFrames = 64;  // one bit each in g_free_callback_frames
@@ -67,8 +69,17 @@ struct CallFrame {
   int64_t num_args;          // 37: idle value 0, restored by every call
   uint64_t owned;            // 38: bit i: args[i] holds a reference the call drops
   int64_t str_payload;       // 39: a SmallStr payload for the SmallStrArg entry points
+  // The framework environment of this call (a torch tensor among the arguments): Python
+  // installs the framework's DLPack allocator (and, for a device tensor, its current stream)
+  // while packing the arguments and records here what to restore; every call (and a reset
+  // after a failed packing) restores it, so Python pays nothing when no framework is involved.
+  int64_t env_api;           // 40: the DLPackExchangeAPI* in force for this call, or 0
+  int64_t env_prev_alloc;    // 41: the thread's allocator before the call (restored)
+  int64_t env_stream_dev;    // 42: 0, or (device_type << 32 | device_id) + 1 of an installed stream
+  int64_t env_prev_stream;   // 43: that device's stream before the call (restored)
+  int64_t result_api;        // 44: out: env_api of the last call (the result may be converted back)
 };
-static_assert(sizeof(CallFrame) == 40 * 8, "the Python side hard-codes the word offsets");
+static_assert(sizeof(CallFrame) == 45 * 8, "the Python side hard-codes the word offsets");
 
 /*! \brief One C -> Python callback in flight. */
 struct CallbackFrame {
@@ -149,10 +160,27 @@ void ResetArgs(CallFrame* frame, int32_t n) {
   }
 }
 
+/*! \brief Puts back the allocator and stream that Python replaced for this call. */
+__attribute__((noinline)) void RestoreEnv(CallFrame* frame) {
+  TVMFFIEnvSetDLPackManagedTensorAllocator(
+      reinterpret_cast<DLPackManagedTensorAllocator>(frame->env_prev_alloc), 0, nullptr);
+  if (frame->env_stream_dev != 0) {
+    uint64_t dev = static_cast<uint64_t>(frame->env_stream_dev - 1);
+    TVMFFIEnvSetStream(static_cast<int32_t>(dev >> 32), static_cast<int32_t>(dev & 0xFFFFFFFFu),
+                       reinterpret_cast<TVMFFIStreamHandle>(frame->env_prev_stream), nullptr);
+  }
+  frame->env_api = 0;
+  frame->env_prev_alloc = 0;
+  frame->env_stream_dev = 0;
+  frame->env_prev_stream = 0;
+}
+
 /*! \brief Restores a frame after a failure before its call: every argument reset. Returns 0. */
 int ResetFrame(CallFrame* frame) {
   ResetArgs(frame, kMaxArgs);
   frame->num_args = 0;
+  if (frame->env_api != 0) RestoreEnv(frame);
+  frame->result_api = 0;
   return 0;
 }
 
@@ -167,6 +195,8 @@ inline int CallFrameWith(CallFrame* frame, int32_t num_args) {
   ClearAny(&frame->result);  // the callee's contract: result pre-initialised to None
   int ret = TVMFFIFunctionCall(frame->func, frame->args, num_args, &frame->result);
   ResetArgs(frame, num_args);
+  frame->result_api = frame->env_api;
+  if (frame->env_api != 0) RestoreEnv(frame);
   return ret != 0 ? -1 : frame->result.type_index;
 }
 
