@@ -139,16 +139,26 @@ def set_opaque_ptr(fr, j, value):
     fr.q[j + 1] = value.value or 0
 
 
-def set_sequence(fr, j, value):
-    from .container import Array  # deferred: container imports this module
+# Converters of the kinds whose FFI types live above this module, registered by those modules
+# when they load (container: "array", "map"; function: "function"; error: "error"; tensor:
+# "dlpack"), so that value conversion depends on nothing above it. `import tvm_ffi` loads
+# them all before any call.
+CONVERTERS = {}
 
-    give_object(fr, j, Array(value), True)
+
+def _converter(kind):
+    fn = CONVERTERS.get(kind)
+    if fn is None:
+        raise RuntimeError("tvm_ffi: no %s converter registered (import tvm_ffi first)" % kind)
+    return fn
+
+
+def set_sequence(fr, j, value):
+    give_object(fr, j, _converter("array")(value), True)
 
 
 def set_mapping(fr, j, value):
-    from .container import Map
-
-    give_object(fr, j, Map(value), True)
+    give_object(fr, j, _converter("map")(value), True)
 
 
 def set_object(fr, j, value):
@@ -161,9 +171,7 @@ def set_object(fr, j, value):
 
 
 def set_callable(fr, j, value):
-    from .function import convert_to_function
-
-    f = convert_to_function(value)
+    f = _converter("function")(value)
     give_object(fr, j, f, f is not value)
 
 
@@ -179,9 +187,7 @@ _OPAQUE_DELETER_ADDR = ctypes.cast(_opaque_deleter, ctypes.c_void_p).value
 
 def set_opaque_pyobject(fr, j, value):
     if isinstance(value, BaseException):
-        from .error import convert_to_ffi_error  # deferred: error imports this module
-
-        err = convert_to_ffi_error(value)  # may be the exception's own Error: not fresh
+        err = _converter("error")(value)  # may be the exception's own Error: not fresh
         give_object(fr, j, err, err is not getattr(value, "__tvm_ffi_error__", None))
         return
     out = ctypes.c_void_p()
@@ -221,9 +227,7 @@ def _resolve_builtin_like(tp):
     if hasattr(tp, "__tvm_ffi_object__"):
         return lambda fr, j, v: set_object(fr, j, v.__tvm_ffi_object__())
     if hasattr(tp, "__dlpack__"):
-        from .tensor import dlpack_setter  # deferred: tensor imports this module
-
-        return dlpack_setter(tp)
+        return _converter("dlpack")(tp)  # a setter for that tensor type
     if hasattr(tp, "__tvm_ffi_int__"):
         return lambda fr, j, v: set_int(fr, j, v.__tvm_ffi_int__())
     if hasattr(tp, "__tvm_ffi_float__"):

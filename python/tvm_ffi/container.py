@@ -8,7 +8,7 @@ become Maps (see _any.set_sequence / set_mapping).
 
 import collections.abc as abc
 
-from . import _ffi_api
+from . import _any, _ffi_api
 from .object import Object, register_object
 
 
@@ -274,3 +274,8 @@ class Dict(_MappingMixin, Object, abc.MutableMapping):
             self[k] = v
         for k, v in kwargs.items():
             self[k] = v
+
+
+# Lists/tuples and dicts passed to a function become Arrays and Maps (_any.CONVERTERS).
+_any.CONVERTERS["array"] = Array
+_any.CONVERTERS["map"] = Map

@@ -258,3 +258,6 @@ def set_raised_from_exception(exc):
     except BaseException:  # never let conversion trouble escape a C callback
         err = Error("RuntimeError", "error while converting a Python exception", "")
     C.ErrorSetRaised(err._h)
+
+
+_any.CONVERTERS["error"] = convert_to_ffi_error  # exceptions passed as arguments

@@ -572,3 +572,6 @@ def get_global_func_metadata(name):
 
     text = get_global_func("ffi.GetGlobalFuncMetadata")(name)
     return json.loads(text) if text else {}
+
+
+_any.CONVERTERS["function"] = convert_to_function  # callables passed as arguments

@@ -412,11 +412,3 @@ def _resolve_object(tp):
 
 _any.SETTER_RESOLVERS.insert(0, _resolve_object)
 _any.SETTERS[Object] = _any.set_object
-
-
-def get_registered_type_keys():
-    """All type keys registered in the library (global ffi.GetRegisteredTypeKeys)."""
-    from .function import get_global_func
-
-    text = get_global_func("ffi.GetRegisteredTypeKeys")()
-    return [k for k in text.split("\n") if k]

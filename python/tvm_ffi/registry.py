@@ -9,7 +9,7 @@ from .function import (
     register_global_func,
     remove_global_func,
 )
-from .object import get_registered_type_keys, register_object
+from .object import register_object
 
 
 def init_ffi_api(namespace, target_module_name=None):
@@ -37,3 +37,9 @@ __all__ = [
     "register_object",
     "remove_global_func",
 ]
+
+
+def get_registered_type_keys():
+    """All type keys registered in the library (global ffi.GetRegisteredTypeKeys)."""
+    text = get_global_func("ffi.GetRegisteredTypeKeys")()
+    return [k for k in text.split("\n") if k]

@@ -12,7 +12,7 @@ renamed (consumed) it.
 
 import ctypes
 
-from . import _any, _capsule, _frame
+from . import _any, _capsule, _frame, _framework
 from . import _cabi as C
 from .device import Device
 from .dtype import _from_triple
@@ -258,8 +258,6 @@ def dlpack_setter(tp):
     """The argument setter for foreign tensor type `tp`: plain DLPack, or, for a framework
     publishing a DLPack exchange API (torch), the same plus the framework's environment for
     the call (_framework.py)."""
-    from . import _framework
-
     api = _framework.exchange_api(tp)
     if not api:
         return set_dlpack_arg
@@ -280,3 +278,6 @@ def _make_tensor(h, tindex, bare=False, borrowed=False):
 
 
 _any.OBJECT_MAKERS[C.kTensor] = _make_tensor
+
+
+_any.CONVERTERS["dlpack"] = dlpack_setter  # foreign tensor types passed as arguments
