@@ -81,9 +81,15 @@ def _apply(sch, data, prim):
             return
         sub = data.draw(st.lists(st.sampled_from(loops), min_size=2, max_size=len(loops), unique_by=id))
         sch.reorder(*sub)
-    elif prim in ("parallel", "vectorize", "unroll"):
+    elif prim in ("parallel", "vectorize"):
         if loops:
             getattr(sch, prim)(data.draw(st.sampled_from(loops)))
+    elif prim == "unroll":
+        # Unrolling is full (LLVM's unroll.full): only a short split-off inner loop, or the
+        # compile time of a 2000-iteration body dominates the test.
+        if loops:
+            inner = sch.split(data.draw(st.sampled_from(loops)), factors=[None, data.draw(st.integers(1, 8))])[1]
+            sch.unroll(inner)
     elif prim == "cache_read":
         sch.cache_read(block, data.draw(st.integers(0, 2)), "local")
     elif prim == "cache_write":

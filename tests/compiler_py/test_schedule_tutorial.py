@@ -172,3 +172,21 @@ def test_trace_prints_python():
     assert "b0 = sch.get_block(name='C', func_name='main')" in text
     assert "sch.split(loop=l1, factors=[None, 4])" in text
     compile(text, "<trace>", "exec")  # it is Python
+
+
+def test_storage_align_pads_a_cache_row():
+    func, shape = _matmul(64, 64, 32)
+    sch = tvm.tir.Schedule(func)
+    block_c = sch.get_block("C")
+    b_shared = sch.cache_read(block_c, 1, "shared")
+    sch.storage_align(b_shared, 0, axis=0, factor=32, offset=8)   # rows of 64 -> stride 72
+    assert "buffer_dim_align" in str(sch.mod)
+    text = str(tvm.lower(sch.mod))
+    assert "B_shared = T.alloc_buffer((T.int64(2296),)" in text, text  # 31 * 72 + 64
+    _run(sch.mod, shape)
+    with pytest.raises(tvm.tir.ScheduleError, match="other than the last"):
+        sch.storage_align(b_shared, 0, axis=1, factor=32, offset=8)
+    with pytest.raises(tvm.tir.ScheduleError, match="argument of the function"):
+        sch.storage_align(block_c, 0, axis=0, factor=32, offset=8)
+    with pytest.raises(tvm.tir.ScheduleError, match="offset < factor"):
+        sch.storage_align(b_shared, 0, axis=0, factor=8, offset=8)

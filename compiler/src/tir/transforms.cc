@@ -50,9 +50,18 @@ class Flattener : public ExprMutator {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
     PrimExpr size;
-    for (const PrimExpr& d : b->shape) {
-      PrimExpr d64 = MakeCast(Int(64), d);
-      size = size.defined() ? MakeBinary("tir.Mul", size, d64) : d64;
+    if (!b->strides.empty()) {
+      // A strided (e.g. storage_align-padded) allocation spans the last element's offset + 1.
+      size = IntImm(Int(64), 1);
+      for (size_t k = 0; k < b->shape.size(); ++k) {
+        PrimExpr span = MakeBinary("tir.Sub", MakeCast(Int(64), b->shape[k]), IntImm(Int(64), 1));
+        size = MakeBinary("tir.Add", size, MakeBinary("tir.Mul", span, MakeCast(Int(64), b->strides[k])));
+      }
+    } else {
+      for (const PrimExpr& d : b->shape) {
+        PrimExpr d64 = MakeCast(Int(64), d);
+        size = size.defined() ? MakeBinary("tir.Mul", size, d64) : d64;
+      }
     }
     if (!size.defined()) size = IntImm(Int(64), 1);
     Buffer f = MakeBuffer(b->data, b->dtype, {arith::Simplify(size, {})}, {}, std::string(b->name));

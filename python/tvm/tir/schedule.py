@@ -307,3 +307,13 @@ class Schedule:
                                                "index_map": "lambda %s: %s" % (
                                                    ", ".join(v.name for v in inputs),
                                                    tuple(str(o) for o in outputs))})
+
+    def storage_align(self, block, buffer_index, axis, factor, offset):
+        """Pads the stride of `axis` of the `buffer_index`-th buffer `block` writes so that
+        stride % factor == offset when the buffer is allocated (an intermediate buffer, not
+        an argument; `axis` is not the last dimension)."""
+        self._run("StorageAlign", self._block(block), int(buffer_index), int(axis), int(factor),
+                  int(offset))
+        self.trace.append("storage_align", {"block": block, "buffer_index": int(buffer_index),
+                                            "axis": int(axis), "factor": int(factor),
+                                            "offset": int(offset)})

@@ -17,6 +17,7 @@
 #include <tvm/tir/functor.h>
 
 #include <algorithm>
+#include <array>
 
 #include "../../support/registry.h"
 #include "../schedule/utils.h"
@@ -139,8 +140,48 @@ class AllocPlacer : public ExprMutator {
   Buffer buf_;
 };
 
+// storage_align requests: buffer -> [(axis, factor, offset)], from the writers' annotations.
+using AlignMap = std::unordered_map<const Object*, std::vector<std::array<int64_t, 3>>>;
+
+AlignMap CollectAligns(const Stmt& body) {
+  AlignMap out;
+  for (const BlockRealizeNode* r : AllBlocks(body)) {
+    const BlockNode* b = r->block.get();
+    std::optional<Any> ann = b->annotations.Get(String("buffer_dim_align"));
+    if (!ann.has_value()) continue;
+    for (const Any& e : ann->cast<Array<Any>>()) {
+      Array<Any> v = e.cast<Array<Any>>();
+      int64_t idx = v[0].cast<int64_t>();
+      if (idx < 0 || idx >= static_cast<int64_t>(b->writes.size())) continue;
+      out[b->writes[idx]->buffer.get()].push_back({v[1].cast<int64_t>(), v[2].cast<int64_t>(), v[3].cast<int64_t>()});
+    }
+  }
+  return out;
+}
+
+/*! \brief Row-major strides of `shape`, padded on the aligned axes (stride % factor == offset). */
+Array<PrimExpr> AlignedStrides(const Array<PrimExpr>& shape, const std::vector<std::array<int64_t, 3>>& aligns) {
+  size_t nd = shape.size();
+  std::vector<PrimExpr> strides(nd);
+  DataType t = nd ? shape[nd - 1].dtype() : Int(32);
+  PrimExpr stride = IntImm(t, 1);
+  for (size_t k = nd; k-- > 0;) {
+    for (const auto& a : aligns) {
+      if (a[0] != static_cast<int64_t>(k)) continue;
+      // The smallest s' >= s with s' % factor == offset.
+      PrimExpr f = IntImm(t, a[1]), o = IntImm(t, a[2]);
+      PrimExpr up = MakeBinary("tir.FloorDiv", Add(MakeBinary("tir.Sub", stride, o), IntImm(t, a[1] - 1)), f);
+      stride = Simp(Add(Mul(up, f), o));
+    }
+    strides[k] = stride;
+    stride = Simp(Mul(stride, MakeCast(t, shape[k])));
+  }
+  return Array<PrimExpr>(strides.begin(), strides.end());
+}
+
 class Compactor : public ExprMutator {
  public:
+  explicit Compactor(AlignMap aligns) : aligns_(std::move(aligns)) {}
   PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
   Stmt VisitStmt(const Stmt& s) override {
     Stmt x = MutateStmtChildren(s);
@@ -149,12 +190,25 @@ class Compactor : public ExprMutator {
     Stmt body = b->body;
     Array<Buffer> kept;
     for (const Buffer& buf : b->alloc_buffers) {
-      if (!Compact(buf, &body)) kept.push_back(buf);
+      if (Compact(buf, &body)) continue;
+      auto it = aligns_.find(buf.get());
+      if (it == aligns_.end()) {
+        kept.push_back(buf);
+        continue;
+      }
+      Buffer nb = MakeBuffer(buf->data, buf->dtype, buf->shape, AlignedStrides(buf->shape, it->second),
+                             std::string(buf->name), std::string(buf->scope));
+      Array<PrimExpr> zeros;
+      for (const PrimExpr& d : buf->shape) zeros.push_back(IntImm(d.dtype(), 0));
+      body = IndexRebaser(buf, nb, zeros).VisitStmt(body);
+      kept.push_back(nb);
     }
     return Rebuild(b, b->iter_vars, body, b->init, kept);
   }
 
  private:
+  AlignMap aligns_;
+
   // Moves `buf` to the innermost loop enclosing all its accesses, shrunk; false if it stays.
   bool Compact(const Buffer& buf, Stmt* body) {
     SiteCollector c(buf.get());
@@ -208,7 +262,9 @@ class Compactor : public ExprMutator {
     }
     const ForNode* lca = common == 0 ? nullptr : c.sites[0].loops[common - 1];
     if (!shrinks && lca == nullptr) return false;
-    Buffer nb = MakeBuffer(buf->data, buf->dtype, shape, {}, std::string(buf->name), std::string(buf->scope));
+    auto al = aligns_.find(buf.get());
+    Array<PrimExpr> strides = al == aligns_.end() ? Array<PrimExpr>() : AlignedStrides(shape, al->second);
+    Buffer nb = MakeBuffer(buf->data, buf->dtype, shape, strides, std::string(buf->name), std::string(buf->scope));
     Stmt rebased = IndexRebaser(buf, nb, mins).VisitStmt(*body);
     *body = lca == nullptr ? MakeAllocate(nb, rebased) : AllocPlacer(FindSame(rebased, lca), nb).VisitStmt(rebased);
     return true;
@@ -263,7 +319,9 @@ class OpaqueLowerer : public ExprMutator {
 
 PrimFunc LowerInitBlock(const PrimFunc& f) { return WithNewBody(f, InitLowerer().VisitStmt(f->body)); }
 PrimFunc ConvertBlocksToOpaque(const PrimFunc& f) { return WithNewBody(f, OpaqueConverter().VisitStmt(f->body)); }
-PrimFunc CompactBufferAllocation(const PrimFunc& f) { return WithNewBody(f, Compactor().VisitStmt(f->body)); }
+PrimFunc CompactBufferAllocation(const PrimFunc& f) {
+  return WithNewBody(f, Compactor(CollectAligns(f->body)).VisitStmt(f->body));
+}
 PrimFunc LowerOpaqueBlock(const PrimFunc& f) { return WithNewBody(f, OpaqueLowerer().VisitStmt(f->body)); }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
