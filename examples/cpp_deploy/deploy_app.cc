@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     ffi::Module kernels = ffi::Module::LoadFromFile(argv[1]);
     // A library exported with imported modules (its import tree) loads with them.
     std::printf("deploy_app: %s imports %zu module(s)", argv[1], kernels->imports().size());
-    for (const ffi::Module& m : kernels->imports()) std::printf(" [%s]", m->kind());
+    for (const ffi::Any& m : kernels->imports()) std::printf(" [%s]", m.cast<ffi::Module>()->kind());
     std::printf("\n");
 
     // main(x, y): t = empty(shape_of(x)); add(x, y, t); out = empty(...); relu(t, out)

@@ -19,7 +19,7 @@ class BlobModuleObj : public ModuleObj {
  public:
   explicit BlobModuleObj(std::string payload) : payload_(std::move(payload)) {}
   const char* kind() const override { return "test_blob"; }
-  std::optional<Function> GetFunction(const String& name) const override {
+  Optional<Function> GetFunction(const String& name) override {
     if (name != "blob_times_two") return std::nullopt;
     return Function::FromTyped([](int64_t x) { return x * 2; });
   }
@@ -48,7 +48,7 @@ TEST_F(ModuleTest, ImportTreeAndLibraryFunctions) {
   // Module 0 of the blob is "_lib": the root is the library itself, importing the blob module.
   Module lib = root;
   ASSERT_EQ(lib->imports().size(), 1u);
-  EXPECT_STREQ(lib->imports()[0]->kind(), "test_blob");
+  EXPECT_STREQ(lib->imports()[0].cast<Module>()->kind(), "test_blob");
   std::optional<Function> add_one = lib.GetFunction("add_one");
   ASSERT_TRUE(add_one.has_value());
   EXPECT_EQ((*add_one)(41).cast<int64_t>(), 42);

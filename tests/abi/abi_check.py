@@ -18,12 +18,19 @@ def manifest_sections():
 
 
 def dump_facts():
-    """Runs the dump binary on the library and returns its fact lines."""
+    """Runs the dump binary on the library, then the C++ dump; returns their fact lines."""
     out = subprocess.run(
         [os.environ["ABI_DUMP"], os.path.abspath(os.environ["ABI_LIBRARY"])],
         check=True, capture_output=True, text=True,
     ).stdout
-    return _lines(out)
+    cxx = subprocess.run([os.environ["ABI_CXX_DUMP"]], check=True, capture_output=True,
+                         text=True).stdout
+    return _lines(out) + _lines(cxx)
+
+
+def is_c_symbol(name):
+    """The C ABI's names; the others in the manifest are C++ (Itanium-mangled) names."""
+    return name.startswith("TVMFFI")
 
 
 def exported_symbols():
@@ -35,7 +42,7 @@ def exported_symbols():
     names = set()
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "TtWwDdBbRr":
+        if len(parts) == 3 and parts[1] in "TtWwVvDdBbRr":
             names.add(parts[2].split("@")[0])
     return sorted(names)
 

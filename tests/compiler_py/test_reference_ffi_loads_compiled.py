@@ -1,5 +1,7 @@
 """A library exported by tvm.compile loads and runs under the real apache-tvm-ffi package
-(in a separate interpreter: its import name `tvm_ffi` clashes with ours)."""
+(in a separate interpreter: its import name `tvm_ffi` clashes with ours), also with a VM
+executable made by our libtvm_runtime as the root module: then apache-tvm-ffi's library
+calls our ModuleObj subclass through the C++ vtable (kind, ImportModule, GetFunction)."""
 
 import os
 import subprocess
@@ -7,10 +9,12 @@ import sys
 import textwrap
 
 import numpy as np
+import tvm_ffi
 
 import tvm
 from tvm import te, tir
 from tvm.driver import compile as tvm_compile
+from tvm.runtime.vm_builder import Builder
 
 REFERENCE_DIR = os.environ["TVM_FFI_REFERENCE_DIR"]
 
@@ -52,3 +56,70 @@ def test_reference_loads_exported_library(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.strip() == "ok"
 
+
+VM_SCRIPT = textwrap.dedent(
+    r"""
+    import sys
+    import numpy as np
+    import tvm_ffi
+    assert "tvm_stack" not in tvm_ffi.__file__, tvm_ffi.__file__
+    m = tvm_ffi.load_module(sys.argv[1])
+    # Made by our runtime's loader (ffi.Module.load_from_bytes.relax.VMExecutable), given
+    # its import by the reference's ImportModule, asked for its kind through the vtable.
+    assert m.kind == "relax.VMExecutable", m.kind
+    assert [x.kind for x in m.imports] == ["library"], m.imports
+    assert m.implements_function("vm_load_executable")
+    assert m.get_function("add", query_imports=True) is not None  # found in the import
+    vm = tvm_ffi.get_global_func("vm.VirtualMachine")(m, 1, 0, 1)
+    assert vm.kind == "relax.VirtualMachine", vm.kind
+    a = np.linspace(-2, 2, 8, dtype="float32")
+    b = np.full(8, 0.5, "float32")
+    out = vm["add_relu"](tvm_ffi.from_dlpack(a), tvm_ffi.from_dlpack(b))
+    got = np.from_dlpack(out)
+    assert np.allclose(got, np.maximum(a + b, 0)), got
+    # Drops the library module: the bundle is dlclosed, libtvm_runtime (its NEEDED entry)
+    # must stay loaded (-z nodelete) because the pinned executable and its globals live on.
+    m.clear_imports()
+    assert len(m.imports) == 0
+    del vm, m, out
+    print("vm ok")
+    """
+)
+
+
+def _add_relu_bundle(path):
+    n = 8
+    a = te.placeholder((n,), "float32", "a")
+    b = te.placeholder((n,), "float32", "b")
+    add = te.compute((n,), lambda i: a[i] + b[i], name="add")
+    x = te.placeholder((n,), "float32", "x")
+    relu = te.compute((n,), lambda i: tir.max(x[i], tir.const(0, "float32")), name="relu")
+    lib = tvm.compile(tvm.IRModule({
+        "add": te.create_prim_func([a, b, add]).with_attr("global_symbol", "add"),
+        "relu": te.create_prim_func([x, relu]).with_attr("global_symbol", "relu"),
+    }))
+    bld = Builder()
+    r = bld.r
+    f32 = bld.c(tvm_ffi.dtype("float32"))
+    with bld.function("add_relu", 2, ["a", "b"]):
+        bld.emit_call("vm.builtin.shape_of", [r(0)], 2)
+        bld.emit_call("vm.builtin.empty", [bld.VM, r(2), f32, bld.imm(0)], 3)
+        bld.emit_call("add", [r(0), r(1), r(3)])
+        bld.emit_call("vm.builtin.empty", [bld.VM, r(2), f32, bld.imm(0)], 4)
+        bld.emit_call("relu", [r(3), r(4)])
+        bld.emit_ret(r(4))
+    lib.export_library(path, root_module=bld.get().mod)
+
+
+def test_reference_runs_a_vm_executable_root_module(tmp_path):
+    path = str(tmp_path / "bundle.so")
+    _add_relu_bundle(path)
+    runtime_dir = os.path.dirname(os.path.realpath(tvm.base._LOADED_LIBS["tvm_runtime"]._name))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REFERENCE_DIR
+    env["LD_LIBRARY_PATH"] = runtime_dir
+    env.pop("PYTHONSAFEPATH", None)
+    out = subprocess.run([sys.executable, "-c", VM_SCRIPT, path], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, "rc=%d\n%s%s" % (out.returncode, out.stdout, out.stderr)
+    assert out.stdout.strip() == "vm ok"

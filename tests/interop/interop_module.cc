@@ -6,6 +6,11 @@
  * inline in the module, so this checks object layouts, refcounting, Map hashing and probing,
  * error objects and the calling convention in both directions.
  *
+ * It also defines a module kind (CustomModuleObj, a ModuleObj subclass): its vtable is built
+ * from the headers of the build and its base-class parts (vtable, typeinfo, ImportModule,
+ * GetFunction(name, query_imports) ...) come from whichever libtvm_ffi.so is loaded, so the
+ * C++ ABI of ModuleObj (extra/module.h) is exercised in both directions too.
+ *
  * Only the API both header sets share is used (tvm::ffi names).
  */
 #include <tvm/ffi/container/array.h>
@@ -13,6 +18,7 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
 
@@ -89,8 +95,90 @@ void ThrowValueError(ffi::String msg) { TVM_FFI_THROW(ValueError) << msg; }
 void ThrowKeyError(ffi::String msg) { TVM_FFI_THROW(KeyError) << msg; }
 void ThrowStd() { throw std::runtime_error("a std::runtime_error"); }
 
+/*! A module kind of this binary: functions "greet" and "tag", a doc for "greet". */
+class CustomModuleObj : public ffi::ModuleObj {
+ public:
+  explicit CustomModuleObj(std::string tag) : tag_(std::move(tag)) {}
+  const char* kind() const override { return "interop.custom"; }
+  int GetPropertyMask() const override { return 0b010; }  // runnable
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) override {
+    std::string tag = tag_;
+    if (name == "greet") {
+      return ffi::Function::FromTyped([tag](ffi::String who) {
+        return ffi::String("hello " + std::string(who) + " from " + tag);
+      });
+    }
+    if (name == "tag_" + tag_) return ffi::Function::FromTyped([tag]() { return ffi::String(tag); });
+    return std::nullopt;
+  }
+  ffi::Optional<ffi::String> GetFunctionDoc(const ffi::String& name) override {
+    if (name == "greet") return ffi::String("says hello (" + tag_ + ")");
+    return std::nullopt;
+  }
+  ffi::String InspectSource(const ffi::String&) const override { return "source of " + tag_; }
+
+ private:
+  std::string tag_;
+};
+
+ffi::Module MakeCustom(ffi::String tag) {
+  return ffi::Module(ffi::make_object<CustomModuleObj>(std::string(tag)));
+}
+/*! outer imports inner (ModuleObj::ImportModule of the loaded libtvm_ffi, via the vtable). */
+ffi::Module MakeCustomChain(ffi::String outer, ffi::String inner) {
+  ffi::Module a = MakeCustom(outer);
+  a->ImportModule(MakeCustom(inner));
+  return a;
+}
+/*! Out-of-line GetFunction(name, query_imports) on any module; None when absent. */
+ffi::Any FindFunction(ffi::Module mod, ffi::String name, bool query_imports) {
+  ffi::Optional<ffi::Function> f = mod->GetFunction(name, query_imports);
+  if (!f.has_value()) return ffi::Any();
+  return f.value();
+}
+bool ImplementsFunction(ffi::Module mod, ffi::String name, bool query_imports) {
+  return mod->ImplementsFunction(name, query_imports);
+}
+ffi::Any FunctionDoc(ffi::Module mod, ffi::String name, bool query_imports) {
+  ffi::Optional<ffi::String> doc = mod->GetFunctionDoc(name, query_imports);
+  if (!doc.has_value()) return ffi::Any();
+  return doc.value();
+}
+void ImportInto(ffi::Module mod, ffi::Module other) { mod->ImportModule(other); }
+/*! Kinds of the imports, read through imports() (an Array<Any> of modules). */
+ffi::Array<ffi::String> ImportKinds(ffi::Module mod) {
+  ffi::Array<ffi::String> kinds;
+  for (const ffi::Any& m : mod->imports()) kinds.push_back(m.cast<ffi::Module>()->kind());
+  return kinds;
+}
+int64_t ClearImports(ffi::Module mod) {
+  mod->ClearImports();
+  return static_cast<int64_t>(mod->imports().size());
+}
+/*! A cycle must be refused by ImportModule (the exception is the loaded library's). */
+bool CycleRefused(ffi::Module a, ffi::Module b) {
+  a->ImportModule(b);
+  bool refused = false;
+  try {
+    b->ImportModule(a);
+  } catch (...) {
+    refused = true;
+  }
+  a->ClearImports();
+  return refused;
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_custom, MakeCustom);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_custom_chain, MakeCustomChain);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(find_function, FindFunction);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(implements_function, ImplementsFunction);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(function_doc, FunctionDoc);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(import_into, ImportInto);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(import_kinds, ImportKinds);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(clear_imports, ClearImports);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(cycle_refused, CycleRefused);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(mul_float, MulFloat);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(not_bool, NotBool);

@@ -228,3 +228,43 @@ TEST(Interop, CallbacksAndErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// A ModuleObj subclass compiled against the reference headers (its vtable derives from the
+// ModuleObj vtable our library exports), used through our headers: virtual calls, our
+// out-of-line GetFunction(name, query_imports), imports() as Array<Any> both ways.
+TEST(Interop, ModuleKindFromReferenceHeaders) {
+  Module custom = Fn("make_custom")("ref").cast<Module>();
+  EXPECT_STREQ(custom->kind(), "interop.custom");
+  EXPECT_EQ(custom->GetPropertyMask(), kModuleRunnable);
+  EXPECT_EQ((*custom.GetFunction("greet"))("us").cast<std::string>(), "hello us from ref");
+  EXPECT_FALSE(custom.GetFunction("missing").has_value());
+  EXPECT_TRUE(custom->ImplementsFunction("greet"));
+  EXPECT_EQ(std::string(custom->GetFunctionDoc("greet").value()), "says hello (ref)");
+  EXPECT_EQ(std::string(custom->InspectSource("")), "source of ref");
+
+  // Imports made by the module's own (inline + our out-of-line) code.
+  Module chain = Fn("make_custom_chain")("outer", "inner").cast<Module>();
+  ASSERT_EQ(chain->imports().size(), 1u);
+  EXPECT_STREQ(chain->imports()[0].cast<Module>()->kind(), "interop.custom");
+  EXPECT_FALSE(chain.GetFunction("tag_inner").has_value());
+  EXPECT_EQ((*chain.GetFunction("tag_inner", true))().cast<std::string>(), "inner");
+
+  // Our library module imported by the module's code; looked up from its side.
+  Module lib = LoadReferenceModule();
+  Fn("import_into")(custom, lib);
+  EXPECT_EQ(Fn("import_kinds")(custom).cast<Array<String>>().size(), 1u);
+  EXPECT_EQ(std::string(Fn("import_kinds")(custom).cast<Array<String>>()[0]), "library");
+  EXPECT_TRUE(Fn("find_function")(custom, "add_int", false).is_none());
+  Function add = Fn("find_function")(custom, "add_int", true).cast<Function>();
+  EXPECT_EQ(add(int64_t{1}, int64_t{2}).cast<int64_t>(), 3);
+  EXPECT_FALSE(Fn("implements_function")(custom, "add_int", false).cast<bool>());
+  EXPECT_TRUE(Fn("implements_function")(custom, "add_int", true).cast<bool>());
+  EXPECT_EQ(Fn("function_doc")(chain, "greet", true).cast<std::string>(), "says hello (outer)");
+  EXPECT_TRUE(Fn("cycle_refused")(chain, custom).cast<bool>());
+  EXPECT_EQ(Fn("clear_imports")(custom).cast<int64_t>(), 0);
+  EXPECT_EQ(custom->imports().size(), 0u);
+}
+
+}  // namespace

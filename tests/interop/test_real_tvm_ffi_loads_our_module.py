@@ -93,6 +93,28 @@ SCRIPT = textwrap.dedent(
             raise AssertionError("no error")
         except exc:
             pass
+
+    # A ModuleObj subclass compiled with our headers, used by the reference library's code
+    # (ffi.ModuleGetKind, GetFunction(name, query_imports), ImportModule) through its vtable.
+    c = m.make_custom("py")
+    assert c.kind == "interop.custom"
+    assert c.greet("me") == "hello me from py"
+    assert c.get_function_doc("greet") == "says hello (py)"
+    assert c.inspect_source() == "source of py"
+    assert c.implements_function("greet") and not c.implements_function("nope")
+    assert c.is_runnable() and not c.is_binary_serializable()
+    chain = m.make_custom_chain("outer", "inner")
+    assert [x.kind for x in chain.imports] == ["interop.custom"]
+    assert chain.get_function("tag_inner", query_imports=True)() == "inner"
+    c.import_module(m)
+    assert list(m.import_kinds(c)) == ["library"] and [x.kind for x in c.imports] == ["library"]
+    assert m.find_function(c, "add_int", False) is None
+    assert m.find_function(c, "add_int", True)(1, 2) == 3
+    assert c.get_function("add_int", query_imports=True)(2, 3) == 5
+    assert m.cycle_refused(chain, c)
+    c.clear_imports()
+    assert len(c.imports) == 0 and m["clear_imports"](chain) == 0
+    del c, chain
     print("OK")
     """
 )

@@ -10,10 +10,15 @@ SYSTEM = {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6", "ld-linux
 SANITIZER_LIBS = ("libasan.so", "libubsan.so", "liblsan.so", "libtsan.so")
 SANITIZER_PREFIXES = ("__asan", "__ubsan", "__sanitizer", "__lsan", "__tsan")
 # What each library may NEED beyond the system, and the prefixes its own exports carry.
+# libtvm_ffi also exports the C++ names of tvm::ffi::ModuleObj / Module (the ABI shared with
+# apache-tvm-ffi: vtable, typeinfo, out-of-line methods; ffi/tvm_ffi.lds).
+MODULE_CXX = ("_ZN3tvm3ffi9ModuleObj", "_ZN3tvm3ffi6Module", "_ZTVN3tvm3ffi9ModuleObjE",
+              "_ZTIN3tvm3ffi9ModuleObjE", "_ZTSN3tvm3ffi9ModuleObjE")
 LAYERS = {
-    "LIB_TVM_FFI": ("libtvm_ffi.so", set(), "TVMFFI"),
-    "LIB_TVM_RUNTIME": ("libtvm_runtime.so", {"libtvm_ffi.so"}, "TVMBackend"),
+    "LIB_TVM_FFI": ("libtvm_ffi.so", set(), ("TVMFFI",) + MODULE_CXX),
+    "LIB_TVM_RUNTIME": ("libtvm_runtime.so", {"libtvm_ffi.so"}, ("TVMBackend",)),
 }
+OUR_PREFIXES = ("TVM", "_ZN3tvm", "_ZNK3tvm", "_ZTVN3tvm", "_ZTIN3tvm", "_ZTSN3tvm")
 
 
 def _readelf_needed(path):
@@ -44,9 +49,10 @@ def test_undefined_symbols_come_from_lower_layers_or_the_system():
     for env, (name, allowed, _) in LAYERS.items():
         undefined = [s for s in _symbols(os.environ[env], "--undefined-only")
                      if not s.startswith(SANITIZER_PREFIXES)]
-        allowed_prefixes = tuple(LAYERS[e][2] for e, (n, _, _) in LAYERS.items() if n in allowed)
+        allowed_prefixes = tuple(p for e, (n, _, _) in LAYERS.items() if n in allowed
+                                 for p in LAYERS[e][2])
         # Our symbols (C entry points, C++ in namespace tvm) only from layers below.
-        ours = [s.split("@")[0] for s in undefined if s.startswith(("TVM", "_ZN3tvm", "_ZNK3tvm"))]
+        ours = [s.split("@")[0] for s in undefined if s.startswith(OUR_PREFIXES)]
         bad = [s for s in ours if not (allowed_prefixes and s.startswith(allowed_prefixes))]
         assert not bad, f"{name} has undefined symbols from no lower layer: {bad[:10]}"
         if not sanitized:
@@ -57,7 +63,7 @@ def test_undefined_symbols_come_from_lower_layers_or_the_system():
             assert not other, f"{name} has unexpected undefined symbols: {other[:10]}"
 
 
-def test_exports_are_only_c_entry_points():
+def test_exports_are_only_c_entry_points_and_the_module_abi():
     for env, (name, _, prefix) in LAYERS.items():
         exported = [s for s in _symbols(os.environ[env], "--defined-only")]
         assert exported and all(s.startswith(prefix) for s in exported), (name, exported[:10])

@@ -123,7 +123,7 @@ Module LoadImportTree(const char* blob, const Module& lib_module) {
 
 }  // namespace
 
-std::optional<Function> LibraryModuleObj::GetFunction(const String& name) const {
+Optional<Function> LibraryModuleObj::GetFunction(const String& name) {
   void* sym = source_->Find("__tvm_ffi_" + std::string(name));
   if (sym == nullptr) return std::nullopt;
   ObjectPtr<Object> self = details::ObjectUnsafe::PtrFromUnowned<Object>(this);
@@ -142,11 +142,11 @@ std::optional<String> LibraryModuleObj::CallStringSymbol(const std::string& symb
   return Any::FromOwnedRaw(result).cast<String>();
 }
 
-std::optional<String> LibraryModuleObj::GetFunctionMetadata(const String& name) const {
+Optional<String> LibraryModuleObj::GetFunctionMetadata(const String& name) {
   return CallStringSymbol("__tvm_ffi__metadata_" + std::string(name));
 }
 
-std::optional<String> LibraryModuleObj::GetFunctionDoc(const String& name) const {
+Optional<String> LibraryModuleObj::GetFunctionDoc(const String& name) {
   return CallStringSymbol("__tvm_ffi__doc_" + std::string(name));
 }
 
@@ -155,8 +155,8 @@ const Function& LibraryModuleObj::LookupFromImports(const std::string& name) {
   auto it = lookup_cache_.find(name);
   if (it != lookup_cache_.end()) return it->second;
   std::optional<Function> f;
-  for (const Module& m : imports_) {
-    f = m->GetFunction(name, true);
+  for (const Any& imported : imports_) {
+    f = imported.cast<Module>()->GetFunction(name, true);
     if (f.has_value()) break;
   }
   if (!f.has_value()) f = Function::GetGlobal(name);
@@ -190,6 +190,17 @@ Module CreateLibraryModule(std::shared_ptr<SymbolSource> source) {
 }
 
 }  // namespace internal
+
+void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>& callback) {
+  std::vector<std::pair<std::string, void*>> entries;
+  {
+    internal::ContextSymbols& ctx = internal::GetContextSymbols();
+    std::lock_guard<std::mutex> lock(ctx.mutex);
+    entries = ctx.entries;  // the callback may register more: do not hold the lock
+  }
+  for (const auto& [name, value] : entries) callback(String(name), value);
+}
+
 }  // namespace ffi
 }  // namespace tvm
 

@@ -30,9 +30,10 @@ class LibraryModuleObj : public ModuleObj {
   explicit LibraryModuleObj(std::shared_ptr<SymbolSource> source) : source_(std::move(source)) {}
   const char* kind() const override { return "library"; }
   int GetPropertyMask() const override { return kModuleBinarySerializable | kModuleRunnable; }
-  std::optional<Function> GetFunction(const String& name) const override;
-  std::optional<String> GetFunctionMetadata(const String& name) const override;
-  std::optional<String> GetFunctionDoc(const String& name) const override;
+  Optional<Function> GetFunction(const String& name) override;
+  Optional<String> GetFunctionMetadata(const String& name) override;
+  Optional<String> GetFunctionDoc(const String& name) override;
+  using ModuleObj::GetFunction;
 
   /*! \brief Lookup used by compiled code through TVMFFIEnvModLookupFromImports (cached). */
   const Function& LookupFromImports(const std::string& name);

@@ -125,6 +125,11 @@ Module LoadFromFile(const String& path) {
 }
 
 }  // namespace
+}  // namespace internal
+
+Module Module::LoadFromFile(const String& path) { return internal::LoadFromFile(path); }
+
+namespace internal {
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterBuiltin("ffi.ModuleLoadFromFile", [](const String& path) { return LoadFromFile(path); });
@@ -149,23 +154,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
                   });
   RegisterBuiltin("ffi.ModuleImplementsFunction",
                   [](const Module& mod, const String& name, bool query_imports) {
-                    return mod.GetFunction(name, query_imports).has_value();
+                    return mod->ImplementsFunction(name, query_imports);
                   });
   RegisterBuiltin("ffi.ModuleGetFunctionMetadata",
                   [](const Module& mod, const String& name, bool query_imports) {
-                    std::optional<String> out = mod->GetFunctionMetadata(name);
-                    for (size_t i = 0; !out.has_value() && query_imports && i < mod->imports().size(); ++i) {
-                      out = mod->imports()[i]->GetFunctionMetadata(name);
-                    }
-                    return out;
+                    return mod->GetFunctionMetadata(name, query_imports);
                   });
   RegisterBuiltin("ffi.ModuleGetFunctionDoc",
                   [](const Module& mod, const String& name, bool query_imports) {
-                    std::optional<String> out = mod->GetFunctionDoc(name);
-                    for (size_t i = 0; !out.has_value() && query_imports && i < mod->imports().size(); ++i) {
-                      out = mod->imports()[i]->GetFunctionDoc(name);
-                    }
-                    return out;
+                    return mod->GetFunctionDoc(name, query_imports);
                   });
   RegisterBuiltin("ffi.ModuleGetKind", [](const Module& mod) { return String(mod->kind()); });
   RegisterBuiltin("ffi.ModuleGetPropertyMask",
@@ -178,7 +175,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterBuiltin("ffi.ModuleGetImport", [](const Module& mod, int64_t i) {
     TVM_FFI_CHECK(i >= 0 && i < static_cast<int64_t>(mod->imports().size()), IndexError)
         << "import index " << i << " out of range";
-    return mod->imports()[i];
+    return mod->imports()[i].cast<Module>();
   });
   RegisterBuiltin("ffi.ModuleSaveToBytes", [](const Module& mod) { return mod->SaveToBytes(); });
   RegisterBuiltin("ffi.ModuleInspectSource",

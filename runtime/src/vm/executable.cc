@@ -325,7 +325,7 @@ std::string VMExecutableObj::AsText() const {
   return os.str();
 }
 
-std::optional<ffi::Function> VMExecutableObj::GetFunction(const ffi::String& name) const {
+ffi::Optional<ffi::Function> VMExecutableObj::GetFunction(const ffi::String& name) {
   ffi::Module self(ffi::details::ObjectUnsafe::PtrFromUnowned<ffi::ModuleObj>(this));
   if (name == "as_text") {
     return ffi::Function::FromTyped([self]() { return AsExecutable(self)->AsText(); }, "as_text");

@@ -49,7 +49,8 @@ class VMExecutableObj : public ffi::ModuleObj {
     return ffi::kModuleBinarySerializable | ffi::kModuleRunnable;
   }
   /*! \brief Introspection and VM creation: see docs/vm.md ("Executable module functions"). */
-  std::optional<ffi::Function> GetFunction(const ffi::String& name) const final;
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) final;
+  using ffi::ModuleObj::GetFunction;
   ffi::Bytes SaveToBytes() const final;
 
   /*!

@@ -81,8 +81,8 @@ void VirtualMachineObj::Init(std::vector<DLDevice> devices,
     const VMFuncInfo& f = exec_->func_table[i];
     if (f.kind != FuncKind::kPacked) continue;
     std::optional<ffi::Function> fn;
-    for (const ffi::Module& m : exec_->imports()) {
-      fn = m->GetFunction(f.name, /*query_imports=*/true);
+    for (const ffi::Any& imported : exec_->imports()) {
+      fn = imported.cast<ffi::Module>()->GetFunction(f.name, /*query_imports=*/true);
       if (fn.has_value()) break;
     }
     if (!fn.has_value()) fn = ffi::Function::GetGlobal(f.name);
@@ -356,7 +356,7 @@ void VirtualMachineObj::UnwindWithError(const ffi::Error& err, Index pc, size_t 
   err.UpdateBacktrace(trace, kTVMFFIBacktraceUpdateModeAppend);
 }
 
-std::optional<ffi::Function> VirtualMachineObj::GetFunction(const ffi::String& name) const {
+ffi::Optional<ffi::Function> VirtualMachineObj::GetFunction(const ffi::String& name) {
   ffi::Module self(ffi::details::ObjectUnsafe::PtrFromUnowned<ffi::ModuleObj>(this));
   if (name == "vm_initialization") {
     return ffi::Function::FromPacked([self](ffi::PackedArgs args, ffi::Any*) {

@@ -40,7 +40,8 @@ class VirtualMachineObj : public ffi::ModuleObj {
   const char* kind() const final { return kVirtualMachineKind; }
   int GetPropertyMask() const final { return ffi::kModuleRunnable; }
   /*! \brief Control functions (see docs/vm.md) or a callable per bytecode function. */
-  std::optional<ffi::Function> GetFunction(const ffi::String& name) const final;
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) final;
+  using ffi::ModuleObj::GetFunction;
 
   /*!
    * \brief Chooses devices and allocators and resolves every packed function once. The last

@@ -119,7 +119,7 @@ TEST(VMMlp, ExecutableEmbeddedInTheLibraryIsLoadedWithIt) {
   // The import tree makes the executable the root and the library its import.
   ASSERT_STREQ(root->kind(), rvm::kExecutableKind);
   ASSERT_EQ(root->imports().size(), 1u);
-  EXPECT_STREQ(root->imports()[0]->kind(), "library");
+  EXPECT_STREQ(root->imports()[0].cast<ffi::Module>()->kind(), "library");
   EXPECT_TRUE(root->GetFunction("has_function").value()("main").cast<bool>());
   EXPECT_TRUE(root->GetFunction("has_function").value()("dense_bias").cast<bool>());
   EXPECT_FALSE(root->GetFunction("has_function").value()("dense").cast<bool>());

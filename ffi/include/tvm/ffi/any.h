@@ -25,9 +25,6 @@
 namespace tvm {
 namespace ffi {
 
-template <typename T>
-using Optional = std::optional<T>;
-
 template <typename T, typename = void>
 struct TypeTraits {
   static constexpr bool enabled = false;
@@ -642,4 +639,7 @@ inline bool operator!=(const Any& a, const Any& b) { return !(a == b); }
 
 }  // namespace ffi
 }  // namespace tvm
+
+// Optional<T> (ABI-shaped) is part of the value vocabulary; see optional.h.
+#include <tvm/ffi/optional.h>  // NOLINT(build/include_order)
 #endif  // TVM_FFI_ANY_H_

@@ -2,19 +2,32 @@
  * Modules: a unit of loaded code (a shared library, a system library, a VM executable, a CUDA
  * binary ...) that hands out Functions by name and may import other modules.
  *
- * All module kinds share type index 73. ModuleObj has virtual functions, so its vptr sits in
- * front of the object header; always convert with static_cast.
+ * All module kinds share type index 73. ModuleObj is C++ ABI shared with apache-tvm-ffi 0.1.x:
+ * a module object made by one library is used through the vtable by code compiled against
+ * either header set, and subclasses compiled against the reference headers link to our
+ * libtvm_ffi. Hence, exactly as in the reference (tests/abi checks it):
+ *
+ *   layout   [vptr 8][TVMFFIObject 24][Array<Any> imports_ 8][Map<String, Function> cache 8]
+ *            (the handle is the object address + 8: always convert with static_cast)
+ *   vtable   kind, GetPropertyMask, GetFunction, ImplementsFunction, GetFunctionDoc,
+ *            GetFunctionMetadata, WriteToFile, GetWriteFormats, SaveToBytes, InspectSource,
+ *            ImportModule, ClearImports; NO virtual destructor (objects die through the
+ *            per-type deleter make_object installs, which calls the concrete ~T()).
+ *   exported from libtvm_ffi.so (ffi/tvm_ffi.lds): the vtable, typeinfo and typeinfo name of
+ *            ModuleObj, the out-of-line methods below (ImportModule is the key function) and
+ *            Module::LoadFromFile / Module::VisitContextSymbols.
+ *
+ * Name-lookup note: a subclass that overrides GetFunction(name) hides the two-argument
+ * overload; call it through a Module or a ModuleObj* (or add `using ModuleObj::GetFunction`).
  */
 #ifndef TVM_FFI_EXTRA_MODULE_H_
 #define TVM_FFI_EXTRA_MODULE_H_
 
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/optional.h>
 #include <tvm/ffi/string.h>
-
-#include <optional>
-#include <string>
-#include <unordered_set>
-#include <vector>
 
 namespace tvm {
 namespace ffi {
@@ -31,38 +44,47 @@ enum ModulePropertyMask : int {
   kModuleCompilationExportable = 0b100,
 };
 
-/*! \brief Base of every module kind. */
-class ModuleObj : public Object {
+/*! \brief Base of every module kind (C++ ABI: see the file comment). */
+class TVM_FFI_DLL ModuleObj : public Object {
  public:
-  virtual ~ModuleObj() = default;
   /*! \brief Short name of the kind, e.g. "library"; also the load_from_bytes suffix. */
   virtual const char* kind() const = 0;
   virtual int GetPropertyMask() const { return 0; }
   /*! \brief This module's own function `name` (imports are not searched). */
-  virtual std::optional<Function> GetFunction(const String& name) const = 0;
-  virtual std::optional<String> GetFunctionMetadata(const String&) const { return std::nullopt; }
-  virtual std::optional<String> GetFunctionDoc(const String&) const { return std::nullopt; }
+  virtual Optional<Function> GetFunction(const String& name) = 0;
+  virtual bool ImplementsFunction(const String& name) { return GetFunction(name).has_value(); }
+  virtual Optional<String> GetFunctionDoc(const String&) { return std::nullopt; }
+  virtual Optional<String> GetFunctionMetadata(const String&) { return std::nullopt; }
+  virtual void WriteToFile(const String&, const String&) const {
+    TVM_FFI_THROW(RuntimeError) << "Module of kind `" << kind() << "` cannot be written to a file";
+  }
+  virtual Array<String> GetWriteFormats() const { return Array<String>(); }
   /*! \brief Serialised form (only when kModuleBinarySerializable). */
   virtual Bytes SaveToBytes() const {
     TVM_FFI_THROW(RuntimeError) << "Module of kind `" << kind() << "` cannot be saved to bytes";
   }
-  virtual void WriteToFile(const String&, const String&) const {
-    TVM_FFI_THROW(RuntimeError) << "Module of kind `" << kind() << "` cannot be written to a file";
-  }
-  virtual std::vector<String> GetWriteFormats() const { return {}; }
   virtual String InspectSource(const String&) const { return String(); }
-
-  /*! \brief Function `name`, searching imports depth-first when `query_imports`. */
-  std::optional<Function> GetFunction(const String& name, bool query_imports) const;
   /*! \brief Adds an import; RuntimeError when it would create a cycle. */
-  void ImportModule(const Module& other);
-  void ClearImports() { imports_.clear(); }
-  const std::vector<Module>& imports() const { return imports_; }
+  virtual void ImportModule(const Module& other);
+  virtual void ClearImports();
+
+  /*! \brief Function `name`, then (when `query_imports`) the imports' depth-first. */
+  Optional<Function> GetFunction(const String& name, bool query_imports);
+  bool ImplementsFunction(const String& name, bool query_imports);
+  Optional<String> GetFunctionDoc(const String& name, bool query_imports);
+  Optional<String> GetFunctionMetadata(const String& name, bool query_imports);
+  /*! \brief The imported modules (each element is a Module). */
+  const Array<Any>& imports() const { return imports_; }
 
   TVM_FFI_DECLARE_OBJECT_INFO_STATIC("ffi.Module", ModuleObj, Object, kTVMFFIModule);
 
  protected:
-  std::vector<Module> imports_;
+  Array<Any> imports_;
+
+ private:
+  // Reserved for the reference's import lookup cache: present for the layout, always a valid
+  // (empty) map so that the reference library's code may use it on our objects.
+  Map<String, Function> import_lookup_cache_;
 };
 
 /*! \brief A reference to a module. */
@@ -77,40 +99,16 @@ class Module : public ObjectRef {
   using ContainerType = ModuleObj;
   static constexpr bool _type_is_nullable = true;
 
-  /*! \brief Loads a module file through `ffi.Module.load_from_file.<ext>`. */
-  static Module LoadFromFile(const String& path) {
-    Any mod = Function::GetGlobalRequired("ffi.ModuleLoadFromFile")(path);
-    return mod.cast<Module>();
-  }
-  std::optional<Function> GetFunction(const String& name, bool query_imports = false) const {
+  /*! \brief Loads a module file through `ffi.Module.load_from_file.<ext>` (no imports). */
+  TVM_FFI_DLL static Module LoadFromFile(const String& path);
+  /*! \brief Calls `callback(name, value)` for every TVMFFIEnvModRegisterContextSymbol entry. */
+  TVM_FFI_DLL static void VisitContextSymbols(
+      const TypedFunction<void(String, void*)>& callback);
+
+  Optional<Function> GetFunction(const String& name, bool query_imports = false) const {
     return get()->GetFunction(name, query_imports);
   }
 };
-
-inline std::optional<Function> ModuleObj::GetFunction(const String& name, bool query_imports) const {
-  std::optional<Function> f = GetFunction(name);
-  if (f.has_value() || !query_imports) return f;
-  for (const Module& m : imports_) {
-    f = m->GetFunction(name, true);
-    if (f.has_value()) return f;
-  }
-  return std::nullopt;
-}
-
-inline void ModuleObj::ImportModule(const Module& other) {
-  TVM_FFI_CHECK(other.defined(), ValueError) << "cannot import a null module";
-  // Reject cycles: `this` must not be reachable from `other`.
-  std::vector<const ModuleObj*> stack{other.get()};
-  std::unordered_set<const ModuleObj*> seen;
-  while (!stack.empty()) {
-    const ModuleObj* m = stack.back();
-    stack.pop_back();
-    if (m == this) TVM_FFI_THROW(RuntimeError) << "Cyclic dependency detected during module import";
-    if (!seen.insert(m).second) continue;
-    for (const Module& sub : m->imports_) stack.push_back(sub.get());
-  }
-  imports_.push_back(other);
-}
 
 }  // namespace ffi
 }  // namespace tvm
