@@ -8,13 +8,9 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
-import tvm_ffi
-
 import tvm
-from tvm import te, tir
+from tvm import te
 from tvm.driver import compile as tvm_compile
-from tvm.runtime.vm_builder import Builder
 
 REFERENCE_DIR = os.environ["TVM_FFI_REFERENCE_DIR"]
 
@@ -88,27 +84,9 @@ VM_SCRIPT = textwrap.dedent(
 
 
 def _add_relu_bundle(path):
-    n = 8
-    a = te.placeholder((n,), "float32", "a")
-    b = te.placeholder((n,), "float32", "b")
-    add = te.compute((n,), lambda i: a[i] + b[i], name="add")
-    x = te.placeholder((n,), "float32", "x")
-    relu = te.compute((n,), lambda i: tir.max(x[i], tir.const(0, "float32")), name="relu")
-    lib = tvm.compile(tvm.IRModule({
-        "add": te.create_prim_func([a, b, add]).with_attr("global_symbol", "add"),
-        "relu": te.create_prim_func([x, relu]).with_attr("global_symbol", "relu"),
-    }))
-    bld = Builder()
-    r = bld.r
-    f32 = bld.c(tvm_ffi.dtype("float32"))
-    with bld.function("add_relu", 2, ["a", "b"]):
-        bld.emit_call("vm.builtin.shape_of", [r(0)], 2)
-        bld.emit_call("vm.builtin.empty", [bld.VM, r(2), f32, bld.imm(0)], 3)
-        bld.emit_call("add", [r(0), r(1), r(3)])
-        bld.emit_call("vm.builtin.empty", [bld.VM, r(2), f32, bld.imm(0)], 4)
-        bld.emit_call("relu", [r(3), r(4)])
-        bld.emit_ret(r(4))
-    lib.export_library(path, root_module=bld.get().mod)
+    from bundles import add_relu_program, kernels
+
+    kernels().export_library(path, root_module=add_relu_program().mod)
 
 
 def test_reference_runs_a_vm_executable_root_module(tmp_path):

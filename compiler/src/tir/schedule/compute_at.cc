@@ -51,17 +51,7 @@ bool AccessedRegion(const PrimFunc& f, const ForNode* loop, const Buffer& buf, b
           TVM_SCHEDULE_ERROR(prim) << "cannot bound the index " << d << " of " << std::string(buf->name)
                                    << " in block \"" << std::string(r->block->name_hint) << "\" (not affine)";
         }
-        Interval& h = (*hull)[d];
-        if (!h.min.defined()) {
-          h = iv;
-          continue;
-        }
-        PrimExpr dmin = Simp(MakeBinary("tir.Sub", iv.min, h.min));
-        PrimExpr dmax = Simp(MakeBinary("tir.Sub", iv.max, h.max));
-        const int64_t* cmin = AsConstInt(dmin);
-        const int64_t* cmax = AsConstInt(dmax);
-        h.min = cmin ? (*cmin < 0 ? iv.min : h.min) : Simp(MakeBinary("tir.Min", h.min, iv.min));
-        h.max = cmax ? (*cmax > 0 ? iv.max : h.max) : Simp(MakeBinary("tir.Max", h.max, iv.max));
+        UnionInto(&(*hull)[d], iv);
       }
     }
   }

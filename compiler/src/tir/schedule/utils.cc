@@ -373,20 +373,10 @@ Array<BufferRegion> ToRegions(const std::vector<Access>& acc, const std::unorder
           ok = false;
           break;
         }
-        if (!total.min.defined()) {
-          total = iv;
-          continue;
-        }
-        PrimExpr dmin = Simp(MakeBinary("tir.Sub", iv.min, total.min));
-        PrimExpr dmax = Simp(MakeBinary("tir.Sub", iv.max, total.max));
-        const int64_t* cmin = AsConstInt(dmin);
-        const int64_t* cmax = AsConstInt(dmax);
-        if (cmin == nullptr || cmax == nullptr) {
+        if (!UnionInto(&total, iv, /*symbolic=*/false)) {
           ok = false;
           break;
         }
-        if (*cmin < 0) total.min = iv.min;
-        if (*cmax > 0) total.max = iv.max;
       }
       PrimExpr ext0 = a.buffer->shape[d];
       if (!ok || !total.min.defined()) {
@@ -515,6 +505,21 @@ Interval EvalInterval(const PrimExpr& e, const std::unordered_map<const Object*,
     return Interval{Simp(MakeBinary("tir.Max", x.min, y.min)), Simp(MakeBinary("tir.Max", x.max, y.max)), true};
   }
   return fail();
+}
+
+bool UnionInto(Interval* hull, const Interval& iv, bool symbolic) {
+  if (!hull->min.defined()) {
+    *hull = iv;
+    return true;
+  }
+  const PrimExpr dmin = Simp(MakeBinary("tir.Sub", iv.min, hull->min));
+  const PrimExpr dmax = Simp(MakeBinary("tir.Sub", iv.max, hull->max));
+  const int64_t* cmin = AsConstInt(dmin);
+  const int64_t* cmax = AsConstInt(dmax);
+  if (!symbolic && (cmin == nullptr || cmax == nullptr)) return false;
+  hull->min = cmin ? (*cmin < 0 ? iv.min : hull->min) : Simp(MakeBinary("tir.Min", hull->min, iv.min));
+  hull->max = cmax ? (*cmax > 0 ? iv.max : hull->max) : Simp(MakeBinary("tir.Max", hull->max, iv.max));
+  return true;
 }
 
 void CollectAccesses(const Stmt& s, const Object* buffer, bool loads, bool stores,

@@ -86,6 +86,12 @@ struct Interval {
   bool ok{true};
 };
 Interval EvalInterval(const PrimExpr& e, const std::unordered_map<const Object*, Range>& relax);
+/*!
+ * \brief Grows `hull` to cover `iv` (an undefined hull becomes `iv`). Bounds a constant distance
+ * apart (a stencil's reads) keep the extreme one; others become min/max expressions, or, with
+ * `symbolic` false, make it return false (the caller then takes the whole dimension).
+ */
+bool UnionInto(Interval* hull, const Interval& iv, bool symbolic = true);
 
 /*! \brief Buffer loads/stores under `s` (block bodies included, with their iter vars). */
 void CollectAccesses(const Stmt& s, const Object* buffer, bool loads, bool stores,

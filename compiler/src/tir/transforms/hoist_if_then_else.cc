@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "../../support/registry.h"
+#include "../schedule/utils.h"
 
 namespace tvm {
 namespace tir {
@@ -77,7 +78,7 @@ class Hoister : public ExprMutator {
 }  // namespace
 
 PrimFunc HoistIfThenElse(const PrimFunc& f) {
-  return MakePrimFunc(f->params, f->buffer_map, Hoister().VisitStmt(f->body), f->attrs);
+  return WithBody(f, Hoister().VisitStmt(f->body));
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {

@@ -26,8 +26,6 @@ namespace tvm {
 namespace tir {
 namespace {
 
-PrimFunc WithNewBody(const PrimFunc& f, Stmt body) { return MakePrimFunc(f->params, f->buffer_map, body, f->attrs); }
-
 Block Rebuild(const BlockNode* b, Array<IterVar> ivs, Stmt body, Stmt init, Array<Buffer> allocs) {
   return MakeBlock(std::move(ivs), b->reads, b->writes, std::string(b->name_hint), std::move(body),
                    std::move(init), std::move(allocs), b->annotations);
@@ -229,17 +227,7 @@ class Compactor : public ExprMutator {
       for (size_t d = 0; d < hull.size(); ++d) {
         Interval iv = EvalInterval(s.indices[d], relax);
         if (!iv.ok) return false;
-        if (!hull[d].min.defined()) {
-          hull[d] = iv;
-          continue;
-        }
-        // Constant offsets (a stencil's reads) keep the hull's bounds affine.
-        const PrimExpr dmin = Simp(MakeBinary("tir.Sub", iv.min, hull[d].min));
-        const PrimExpr dmax = Simp(MakeBinary("tir.Sub", iv.max, hull[d].max));
-        const int64_t* cmin = AsConstInt(dmin);
-        const int64_t* cmax = AsConstInt(dmax);
-        hull[d].min = cmin ? (*cmin < 0 ? iv.min : hull[d].min) : Simp(MakeBinary("tir.Min", hull[d].min, iv.min));
-        hull[d].max = cmax ? (*cmax > 0 ? iv.max : hull[d].max) : Simp(MakeBinary("tir.Max", hull[d].max, iv.max));
+        UnionInto(&hull[d], iv);
       }
     }
     Array<PrimExpr> shape, mins;
@@ -317,12 +305,12 @@ class OpaqueLowerer : public ExprMutator {
 
 }  // namespace
 
-PrimFunc LowerInitBlock(const PrimFunc& f) { return WithNewBody(f, InitLowerer().VisitStmt(f->body)); }
-PrimFunc ConvertBlocksToOpaque(const PrimFunc& f) { return WithNewBody(f, OpaqueConverter().VisitStmt(f->body)); }
+PrimFunc LowerInitBlock(const PrimFunc& f) { return WithBody(f, InitLowerer().VisitStmt(f->body)); }
+PrimFunc ConvertBlocksToOpaque(const PrimFunc& f) { return WithBody(f, OpaqueConverter().VisitStmt(f->body)); }
 PrimFunc CompactBufferAllocation(const PrimFunc& f) {
-  return WithNewBody(f, Compactor(CollectAligns(f->body)).VisitStmt(f->body));
+  return WithBody(f, Compactor(CollectAligns(f->body)).VisitStmt(f->body));
 }
-PrimFunc LowerOpaqueBlock(const PrimFunc& f) { return WithNewBody(f, OpaqueLowerer().VisitStmt(f->body)); }
+PrimFunc LowerOpaqueBlock(const PrimFunc& f) { return WithBody(f, OpaqueLowerer().VisitStmt(f->body)); }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("tir.transform.LowerInitBlock", [](PrimFunc f) { return LowerInitBlock(f); });

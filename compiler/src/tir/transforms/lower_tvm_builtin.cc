@@ -14,6 +14,7 @@
 #include <tvm/tir/functor.h>
 
 #include "../../support/registry.h"
+#include "../schedule/utils.h"
 
 namespace tvm {
 namespace tir {
@@ -64,7 +65,7 @@ class Lowerer : public ExprMutator {
 
 PrimFunc LowerTVMBuiltin(const PrimFunc& f) {
   Stmt body = Lowerer(f.GlobalSymbol("main")).VisitStmt(f->body);
-  return MakePrimFunc(f->params, f->buffer_map, body, f->attrs);
+  return WithBody(f, body);
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
