@@ -88,3 +88,28 @@ def test_import_module_refuses_what_cannot_be_exported():
         lib.import_module("not a module")
     with pytest.raises(ValueError, match="cannot be exported"):
         lib.import_module(lib.mod)  # a loaded library is not binary serializable
+
+
+def test_codegen_by_target_kind_through_the_registry(tmp_path):
+    from tvm import te
+
+    A = te.placeholder((N,), "float32", "A")
+    B = te.compute((N,), lambda i: A[i] * 3.0, name="B")
+    lowered = tvm.driver.build_module.host_pipeline()(tvm.lower(te.create_prim_func([A, B])))
+    build = tvm_ffi.get_global_func("target.build.llvm")
+    mod = build(lowered, "llvm")
+    assert isinstance(mod, tvm_ffi.Module) and mod.kind == "llvm"
+    assert mod.is_runnable() and mod.is_compilation_exportable()
+    a = np.arange(N, dtype="float32")
+    b = np.zeros(N, "float32")
+    mod["main"](a, b)
+    np.testing.assert_allclose(b, a * 3)
+    obj = str(tmp_path / "k.o")
+    mod.write_to_file(obj, "o")
+    assert open(obj, "rb").read(4) == b"\x7fELF"
+    assert "define" in mod.inspect_source("ll")
+    # tvm.compile's result holds the same kind of module; imports go into it.
+    lib = _kernels()
+    assert lib.mod.kind == "llvm"
+    lib.import_module(_add_relu_program().mod)
+    assert [m.kind for m in lib.mod.imports] == ["relax.VMExecutable"]

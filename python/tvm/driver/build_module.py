@@ -138,9 +138,9 @@ class Executable:
         self._engine = None
         self._funcs = {}
         self.imported_modules = []
-        self.mod = None
         self.triple = llmod.triple
         self.is_host = self.triple.split("-")[0] == llvm.get_process_triple().split("-")[0]
+        self._lib = None  # the library loaded from the object (host, not jit)
         if not self.is_host:
             pass  # cross-compiled: only export_library (with a cross `cc`) and `object`
         elif jit:
@@ -149,7 +149,11 @@ class Executable:
             self._tmpdir = tempfile.mkdtemp(prefix="tvm_compile_")
             path = os.path.join(self._tmpdir, "lib.so")
             self.export_library(path)
-            self.mod = tvm_ffi.load_module(path)
+            self._lib = tvm_ffi.load_module(path)
+        # The runtime Module of the compile (kind "llvm"): the object, the IR, and the loaded
+        # library's functions; device modules get imported into it.
+        self.mod = _api("codegen.LLVMModuleCreate")(self.object, self.optimized_ir, self.triple,
+                                                    self._lib)
 
     def _jit(self, llvm):
         for name in ("tvm_ffi", "tvm_runtime"):
@@ -177,12 +181,12 @@ class Executable:
             self._funcs[name] = _any.wrap_handle(out.value, C.kFunction)
 
     def __getitem__(self, name):
-        if self.mod is not None:
-            return self.mod[name]
         if not self.is_host:
             raise RuntimeError("module compiled for %s cannot run on this host (%s); export it"
                                % (self.triple, _llvm().get_process_triple()))
-        return self._funcs[name]
+        if self._funcs:  # jit
+            return self._funcs[name]
+        return self.mod[name]
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -207,8 +211,9 @@ class Executable:
             raise ValueError("module of kind %r cannot be exported into a library (not binary "
                              "serializable; link shared libraries instead)" % module.kind)
         self.imported_modules.append(module)
-        if self.mod is not None:
-            self.mod.import_module(module)
+        self.mod.import_module(module)
+        if self._lib is not None:  # where the host code's own lookups (library ctx) start
+            self._lib.import_module(module)
 
     def export_library(self, path, cc=None, options=None, *, root_module=None):
         """Links the object into a shared library that needs only libtvm_runtime/libtvm_ffi.
@@ -261,6 +266,14 @@ class Executable:
     def __del__(self):
         if self.__dict__.get("_tmpdir"):
             shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+
+@tvm_ffi.register_global_func("target.build.llvm")
+def _target_build_llvm(mod, target):
+    """Codegen for target kind "llvm", by the registry's name (`target.build.<kind>`, as in
+    TVM): a lowered module in the packed convention (tvm.lower, then host_pipeline) and a
+    target string -> the runtime Module of kind "llvm"."""
+    return Executable(mod, Target(str(target))).mod
 
 
 def default_pipeline():
