@@ -50,6 +50,17 @@ def test_split_reorder_parallel_vectorize_unroll():
     assert "for i_1 in T.unroll(8):" in text
     mod = _check(sch.mod, shape)
     assert "TVMBackendParallelLaunch" in mod.llvm_ir
+    # UnrollLoop repeats the body 8 times in TIR (constant rows); no loop is left for ii.
+    lowered = str(tvm_lower(sch.mod))
+    assert "i_1" not in lowered and lowered.count("C[") >= 8, lowered
+
+
+def test_long_unrolled_loops_keep_the_llvm_hint():
+    f, shape = _matmul(72, 2, 2)
+    sch = tir.Schedule(f)
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    sch.unroll(i)                       # 72 iterations: above UnrollLoop's limit (64)
+    mod = _check(sch.mod, shape)
     assert "llvm.loop.unroll.full" in mod.llvm_ir
 
 

@@ -279,13 +279,13 @@ def _target_build_llvm(mod, target):
 def default_pipeline():
     """The TIR lowering pipeline, as one Sequential: the block passes (LowerInitBlock,
     ConvertBlocksToOpaque, CompactBufferAllocation, LowerOpaqueBlock), then Simplify,
-    HoistIfThenElse, FlattenBuffer, VectorizeLoop, Simplify."""
+    HoistIfThenElse, UnrollLoop, FlattenBuffer, VectorizeLoop, Simplify."""
     from ..ir.transform import Sequential
     from ..tir import transform as T
 
     return Sequential([T.LowerInitBlock(), T.ConvertBlocksToOpaque(), T.CompactBufferAllocation(),
-                       T.LowerOpaqueBlock(), T.Simplify(), T.HoistIfThenElse(), T.FlattenBuffer(),
-                       T.VectorizeLoop(),
+                       T.LowerOpaqueBlock(), T.Simplify(), T.HoistIfThenElse(), T.UnrollLoop(),
+                       T.FlattenBuffer(), T.VectorizeLoop(),
                        T.Simplify()], name="tir.lower")
 
 

@@ -40,6 +40,7 @@ FlattenBuffer = _native("FlattenBuffer")
 VectorizeLoop = _native("VectorizeLoop", skip_config="tir.disable_vectorize")
 LowerTVMBuiltin = _native("LowerTVMBuiltin")
 HoistIfThenElse = _native("HoistIfThenElse")
+UnrollLoop = _native("UnrollLoop")
 
 def MakePackedAPI():  # noqa: N802 (TVM's name)
     """Each PrimFunc gets the tvm-ffi packed calling convention; its parameters become
@@ -59,5 +60,5 @@ def MakePackedAPI():  # noqa: N802 (TVM's name)
     return ModulePass(run, PassInfo(0, "tir.MakePackedAPI"))
 
 
-__all__ = ["HoistIfThenElse", "LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
+__all__ = ["HoistIfThenElse", "UnrollLoop", "LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
            "LowerOpaqueBlock", "Simplify", "VectorizeLoop", "prim_func_pass"]
