@@ -348,6 +348,8 @@ EnvGetStream = _sig(LIB.TVMFFIEnvGetStream, c_void_p, [c_int32, c_int32])
 EnvSetDLPackManagedTensorAllocator = _sig(
     LIB.TVMFFIEnvSetDLPackManagedTensorAllocator, c_int, [c_void_p, c_int, POINTER(c_void_p)])
 EnvGetDLPackManagedTensorAllocator = _sig(LIB.TVMFFIEnvGetDLPackManagedTensorAllocator, c_void_p, [])
+# Hot path of calls given framework tensors: (c_void_p allocator, int, c_void_p out) -> int.
+EnvSetDLPackManagedTensorAllocatorRaw = PYLIB.TVMFFIEnvSetDLPackManagedTensorAllocator
 
 # ---- Python C API pieces used for DLPack capsules and opaque Python objects -----------------
 _py = ctypes.pythonapi

@@ -26,11 +26,13 @@ import os
 from . import _cabi as C
 from . import _frame
 
-_OFF_ALLOC, _OFF_TO_PY, _OFF_STREAM = 16, 32, 48
+_OFF_ALLOC, _OFF_FROM_PY, _OFF_TO_PY, _OFF_STREAM = 16, 24, 32, 48
 _DISABLED = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "") == "1"
 _API = {}  # type -> DLPackExchangeAPI address (0: none)
+_INFO = {}  # DLPackExchangeAPI address -> ApiInfo
 
 # PYFUNCTYPE: the GIL stays held (the framework makes Python objects in there).
+_FromPy = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
 _ToPy = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
 _Stream = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32,
                             ctypes.POINTER(ctypes.c_void_p))
@@ -56,23 +58,69 @@ def exchange_api(tp):
     return api
 
 
-def enter(fr, api, value):
-    """Installs the environment of framework API `api` for the call in frame `fr` (first
-    framework tensor of the call only)."""
+class ApiInfo:
+    """The function pointers of one DLPackExchangeAPI, read once."""
+
+    __slots__ = ("addr", "alloc", "from_py", "stream")
+
+    def __init__(self, addr):
+        self.addr = addr
+        self.alloc = ctypes.c_void_p(_read_ptr(addr + _OFF_ALLOC) or None)
+        from_py = _read_ptr(addr + _OFF_FROM_PY)
+        self.from_py = _FromPy(from_py) if from_py else None
+        stream = _read_ptr(addr + _OFF_STREAM)
+        self.stream = _Stream(stream) if stream else None
+
+
+def info(api):
+    found = _INFO.get(api)
+    if found is None:
+        found = _INFO[api] = ApiInfo(api)
+    return found
+
+
+def import_arg(fr, j, value, api_info):
+    """Argument j := a Tensor of `value` through the API's managed_tensor_from_py_object
+    (one call, no capsule), owned by the frame; False when the API has no such function."""
+    if api_info.from_py is None:
+        return False
+    managed = ctypes.c_void_p()
+    if api_info.from_py(value, ctypes.byref(managed)) != 0 or not managed.value:
+        return False
+    if C.TensorFromDLPackVersionedRaw(managed, 0, 0, fr.scratch):
+        deleter = _read_ptr(managed.value + 16)
+        if deleter:
+            ctypes.CFUNCTYPE(None, ctypes.c_void_p)(deleter)(managed.value)
+        _frame.raise_last_error()
+    h = fr.q[2]
+    fr.q[j] = C.kTensor
+    fr.q[j + 1] = h
+    _frame.own_arg(fr, j, h, C.kTensor)
+    return True
+
+
+def enter(fr, j, api_info):
+    """Installs the environment of the framework for the call in frame `fr` (first framework
+    tensor of the call only; argument j holds its Tensor)."""
     q = fr.q
     if fr.cap != _frame.DEFAULT_FRAME_ARGS or q[C.W_ENV_API]:
         return
-    alloc = _read_ptr(api + _OFF_ALLOC)
-    prev = ctypes.c_void_p()
-    if C.EnvSetDLPackManagedTensorAllocator(alloc or None, 0, ctypes.byref(prev)):
-        _frame.raise_last_error()
-    q[C.W_ENV_PREV_ALLOC] = prev.value or 0
-    q[C.W_ENV_API] = api  # from here the call (or reset_frame) restores the allocator
-    dev_type, dev_id = value.__dlpack_device__()
-    stream_fn = _read_ptr(api + _OFF_STREAM)
-    if int(dev_type) != 1 and stream_fn:
+    if api_info.alloc.value is None:  # no allocator to install: the restore changes nothing
+        q[C.W_ENV_PREV_ALLOC] = C.EnvGetDLPackManagedTensorAllocator() or 0
+    else:
+        prev = ctypes.c_void_p(fr.res_addr + 8 * C.W_ENV_PREV_ALLOC)  # written in place
+        if C.EnvSetDLPackManagedTensorAllocatorRaw(api_info.alloc, 0, prev):
+            _frame.raise_last_error()
+    q[C.W_ENV_API] = api_info.addr  # from here the call (or reset_frame) restores it
+    stream_fn = api_info.stream
+    if not stream_fn:
+        return
+    h = q[j + 1]  # the Tensor: its DLTensor's device (type at +8, id at +12)
+    dev_type = ctypes.c_int32.from_address(h + C.OBJ_CELL + 8).value
+    dev_id = ctypes.c_int32.from_address(h + C.OBJ_CELL + 12).value
+    if dev_type != 1:
         stream = ctypes.c_void_p()
-        if _Stream(stream_fn)(int(dev_type), int(dev_id), ctypes.byref(stream)) == 0:
+        if stream_fn(dev_type, dev_id, ctypes.byref(stream)) == 0:
             prev_stream = ctypes.c_void_p()
             if C.EnvSetStream(int(dev_type), int(dev_id), stream, ctypes.byref(prev_stream)):
                 _frame.raise_last_error()

@@ -261,10 +261,13 @@ def dlpack_setter(tp):
     api = _framework.exchange_api(tp)
     if not api:
         return set_dlpack_arg
+    info = _framework.info(api)
+    import_arg, enter = _framework.import_arg, _framework.enter
 
     def set_framework_arg(fr, j, value):
-        set_dlpack_arg(fr, j, value)
-        _framework.enter(fr, api, value)
+        if not import_arg(fr, j, value, info):
+            set_dlpack_arg(fr, j, value)
+        enter(fr, j, info)
     return set_framework_arg
 
 
