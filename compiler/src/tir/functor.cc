@@ -197,4 +197,18 @@ Stmt ExprMutator::MutateStmtChildren(const Stmt& s) {
   TVM_FFI_THROW(ValueError) << "ExprMutator: unsupported statement " << s.GetTypeKey();
 }
 
+namespace {
+class PostOrder : public ExprMutator {
+ public:
+  explicit PostOrder(const std::function<Stmt(const Stmt&)>& f) : f_(f) {}
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  Stmt VisitStmt(const Stmt& s) override { return s.defined() ? f_(MutateStmtChildren(s)) : s; }
+
+ private:
+  const std::function<Stmt(const Stmt&)>& f_;
+};
+}  // namespace
+
+Stmt PostOrderRewrite(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) { return PostOrder(f).VisitStmt(s); }
+
 }  // namespace tvm

@@ -7,6 +7,8 @@
 
 #include <tvm/tir/ir.h>
 
+#include <functional>
+
 namespace tvm {
 
 class ExprMutator {
@@ -24,6 +26,12 @@ class ExprMutator {
   /*! \brief VisitExpr on every range bound of `regions` (the buffers are kept). */
   Array<BufferRegion> VisitRegions(const Array<BufferRegion>& regions, bool* changed);
 };
+
+/*!
+ * \brief `s` rebuilt bottom-up: every statement, after its children, goes through `f` (which
+ * returns it or its replacement). Expressions are not visited. The shape of most passes.
+ */
+Stmt PostOrderRewrite(const Stmt& s, const std::function<Stmt(const Stmt&)>& f);
 
 }  // namespace tvm
 #endif  // TVM_TIR_FUNCTOR_H_

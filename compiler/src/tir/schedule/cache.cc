@@ -39,20 +39,13 @@ void CheckScope(const std::string& scope, const char* prim) {
   }
 }
 
-// Inserts `s` into the body sequence of the scope block: after its top-level statement
-// `after`, or first when `after` is null.
-PrimFunc InsertInScope(const PrimFunc& f, const BlockNode* scope, const Object* after, const Stmt& s) {
-  Array<Stmt> seq;
+// Puts `s` first in the body sequence of the scope block.
+PrimFunc InsertFirstInScope(const PrimFunc& f, const BlockNode* scope, const Stmt& s) {
+  Array<Stmt> out{s};
   if (auto* n = scope->body.as<SeqStmtNode>()) {
-    seq = n->seq;
+    for (const Stmt& x : n->seq) out.push_back(x);
   } else {
-    seq.push_back(scope->body);
-  }
-  Array<Stmt> out;
-  if (after == nullptr) out.push_back(s);
-  for (const Stmt& x : seq) {
-    out.push_back(x);
-    if (x.get() == after) out.push_back(s);
+    out.push_back(scope->body);
   }
   Block nb = MakeBlock(scope->iter_vars, scope->reads, scope->writes, std::string(scope->name_hint), MakeSeq(out),
                        scope->init, scope->alloc_buffers, scope->annotations);
@@ -131,7 +124,7 @@ Array<Any> CacheRead(const PrimFunc& f, const std::string& block, int64_t index,
     out = InsertAfterWriter(out, std::string(producer->block->name_hint), cache, CopyNest(bname, buf, cache), prim);
   } else {
     StmtPath p2 = FindBlock(out, block, prim);
-    out = InsertInScope(out, p2.ParentBlock(), nullptr, CopyNest(bname, buf, cache));
+    out = InsertFirstInScope(out, p2.ParentBlock(), CopyNest(bname, buf, cache));
   }
   return Array<Any>{AddRootAlloc(out, cache), String(bname)};
 }

@@ -92,22 +92,6 @@ bool ReadsBuffer(const BlockNode* b, const Buffer& buf) {
   return f.found;
 }
 
-PrimFunc RemoveAlloc(const PrimFunc& f, const Buffer& buf) {
-  for (const BlockRealizeNode* r : AllBlocks(f->body)) {
-    const BlockNode* b = r->block.get();
-    for (const Buffer& x : b->alloc_buffers) {
-      if (!x.same_as(buf)) continue;
-      Array<Buffer> kept;
-      for (const Buffer& y : b->alloc_buffers) {
-        if (!y.same_as(buf)) kept.push_back(y);
-      }
-      return Replace(f, b, MakeBlock(b->iter_vars, b->reads, b->writes, std::string(b->name_hint), b->body, b->init,
-                                     kept, b->annotations));
-    }
-  }
-  return f;
-}
-
 PrimFunc ComputeInline(const PrimFunc& f, const std::string& name) {
   const char* prim = "compute_inline";
   StmtPath p = FindBlock(f, name, prim);

@@ -415,22 +415,13 @@ Block WithAccessRegions(const Block& b) {
                    b->alloc_buffers, b->annotations);
 }
 
-namespace {
-class RegionRefresher : public ExprMutator {
- public:
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-  Stmt VisitStmt(const Stmt& s) override {
-    Stmt x = MutateStmtChildren(s);
-    if (auto* n = x.as<BlockNode>()) {
-      if (std::string(n->name_hint) == "root" && n->iter_vars.empty()) return x;
-      return WithAccessRegions(UncheckedCast<Block>(x));
-    }
-    return x;
-  }
-};
-}  // namespace
-
-PrimFunc RefreshAccessRegions(const PrimFunc& f) { return WithBody(f, RegionRefresher().VisitStmt(f->body)); }
+PrimFunc RefreshAccessRegions(const PrimFunc& f) {
+  return WithBody(f, PostOrderRewrite(f->body, [](const Stmt& x) {
+    auto* n = x.as<BlockNode>();
+    if (n == nullptr || (std::string(n->name_hint) == "root" && n->iter_vars.empty())) return x;
+    return Stmt(WithAccessRegions(UncheckedCast<Block>(x)));
+  }));
+}
 
 // ---- intervals ----
 
@@ -595,14 +586,18 @@ PrimFunc AddRootAlloc(const PrimFunc& f, const Buffer& buf) {
   });
 }
 
-PrimFunc RemoveRootAlloc(const PrimFunc& f, const Buffer& buf) {
-  return EditRootAlloc(f, [&](Array<Buffer> a) {
-    Array<Buffer> out;
-    for (const Buffer& x : a) {
-      if (!x.same_as(buf)) out.push_back(x);
+PrimFunc RemoveAlloc(const PrimFunc& f, const Buffer& buf) {
+  for (const BlockRealizeNode* r : AllBlocks(f->body)) {
+    const BlockNode* b = r->block.get();
+    Array<Buffer> kept;
+    for (const Buffer& x : b->alloc_buffers) {
+      if (!x.same_as(buf)) kept.push_back(x);
     }
-    return out;
-  });
+    if (kept.size() == b->alloc_buffers.size()) continue;
+    return Replace(f, b, MakeBlock(b->iter_vars, b->reads, b->writes, std::string(b->name_hint), b->body, b->init,
+                                   kept, b->annotations));
+  }
+  return f;
 }
 
 }  // namespace tir

@@ -104,9 +104,10 @@ void CheckSingleWriter(const PrimFunc& f, const BlockNode* block, const Buffer& 
 Buffer FindBufferByName(const PrimFunc& f, const std::string& name);
 /*! \brief Is `b` one of the function's argument buffers? */
 bool IsParamBuffer(const PrimFunc& f, const Buffer& b);
-/*! \brief Adds `b` to (or removes it from) the root block's alloc_buffers. */
+/*! \brief Adds `b` to the root block's alloc_buffers. */
 PrimFunc AddRootAlloc(const PrimFunc& f, const Buffer& b);
-PrimFunc RemoveRootAlloc(const PrimFunc& f, const Buffer& b);
+/*! \brief Drops `b` from the alloc_buffers of the block that allocates it (if any). */
+PrimFunc RemoveAlloc(const PrimFunc& f, const Buffer& b);
 
 }  // namespace tir
 }  // namespace tvm

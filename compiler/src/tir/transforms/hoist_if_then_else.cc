@@ -14,8 +14,6 @@
 #include <tvm/ffi/error.h>
 #include <tvm/tir/functor.h>
 
-#include <unordered_set>
-
 #include "../../support/registry.h"
 #include "../schedule/utils.h"
 
@@ -38,47 +36,23 @@ PrimExpr AndOf(const std::vector<PrimExpr>& v) {
   return out;
 }
 
-/*! \brief Does `e` use any variable of `vars`? */
-class Uses : public ExprMutator {
- public:
-  explicit Uses(const std::unordered_set<const Object*>& vars) : vars_(vars) {}
-  PrimExpr VisitExpr(const PrimExpr& e) override {
-    if (vars_.count(e.get())) found = true;
-    return found ? e : MutateExprChildren(e);
-  }
-  bool found{false};
-
- private:
-  const std::unordered_set<const Object*>& vars_;
-};
-
-class Hoister : public ExprMutator {
- public:
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-  Stmt VisitStmt(const Stmt& s) override {
-    Stmt x = MutateStmtChildren(s);
-    auto* loop = x.as<ForNode>();
-    if (loop == nullptr) return x;
-    auto* guard = loop->body.as<IfThenElseNode>();
-    if (guard == nullptr || guard->else_case.defined()) return x;
-    std::unordered_set<const Object*> inner{loop->loop_var.get()};
-    std::vector<PrimExpr> conds, hoisted, kept;
-    Conjuncts(guard->condition, &conds);
-    for (const PrimExpr& c : conds) {
-      Uses u(inner);
-      u.VisitExpr(c);
-      (u.found ? kept : hoisted).push_back(c);
-    }
-    if (hoisted.empty()) return x;
-    Stmt body = kept.empty() ? guard->then_case : MakeIfThenElse(AndOf(kept), guard->then_case, Stmt());
-    return MakeIfThenElse(AndOf(hoisted), WithBody(loop, body), Stmt());
-  }
-};
+Stmt Hoist(const Stmt& x) {
+  auto* loop = x.as<ForNode>();
+  if (loop == nullptr) return x;
+  auto* guard = loop->body.as<IfThenElseNode>();
+  if (guard == nullptr || guard->else_case.defined()) return x;
+  std::vector<PrimExpr> conds, hoisted, kept;
+  Conjuncts(guard->condition, &conds);
+  for (const PrimExpr& c : conds) (UsesVar(c, loop->loop_var.get()) ? kept : hoisted).push_back(c);
+  if (hoisted.empty()) return x;
+  Stmt body = kept.empty() ? guard->then_case : MakeIfThenElse(AndOf(kept), guard->then_case, Stmt());
+  return MakeIfThenElse(AndOf(hoisted), WithBody(loop, body), Stmt());
+}
 
 }  // namespace
 
 PrimFunc HoistIfThenElse(const PrimFunc& f) {
-  return WithBody(f, Hoister().VisitStmt(f->body));
+  return WithBody(f, PostOrderRewrite(f->body, Hoist));
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {

@@ -31,21 +31,17 @@ Block Rebuild(const BlockNode* b, Array<IterVar> ivs, Stmt body, Stmt init, Arra
                    std::move(init), std::move(allocs), b->annotations);
 }
 
-class InitLowerer : public ExprMutator {
- public:
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-  Stmt VisitStmt(const Stmt& s) override {
-    Stmt x = MutateStmtChildren(s);
-    auto* b = x.as<BlockNode>();
-    if (b == nullptr || !b->init.defined()) return x;
-    std::vector<PrimExpr> first;
-    for (const IterVar& iv : b->iter_vars) {
-      if (iv->kind == 2) first.push_back(MakeBinary("tir.EQ", iv->var, iv->min));
-    }
-    Stmt init = first.empty() ? b->init : MakeIfThenElse(AndAll(first), b->init, Stmt());
-    return Rebuild(b, b->iter_vars, MakeSeq({init, b->body}), Stmt(), b->alloc_buffers);
+// A reduction block's init runs where every reduction var is at its minimum.
+Stmt LowerInit(const Stmt& x) {
+  auto* b = x.as<BlockNode>();
+  if (b == nullptr || !b->init.defined()) return x;
+  std::vector<PrimExpr> first;
+  for (const IterVar& iv : b->iter_vars) {
+    if (iv->kind == 2) first.push_back(MakeBinary("tir.EQ", iv->var, iv->min));
   }
-};
+  Stmt init = first.empty() ? b->init : MakeIfThenElse(AndAll(first), b->init, Stmt());
+  return Rebuild(b, b->iter_vars, MakeSeq({init, b->body}), Stmt(), b->alloc_buffers);
+}
 
 class OpaqueConverter : public ExprMutator {
  public:
@@ -287,30 +283,26 @@ class Compactor : public ExprMutator {
   }
 };
 
-class OpaqueLowerer : public ExprMutator {
- public:
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-  Stmt VisitStmt(const Stmt& s) override {
-    Stmt x = MutateStmtChildren(s);
-    auto* r = x.as<BlockRealizeNode>();
-    if (r == nullptr) return x;
-    const BlockNode* b = r->block.get();
-    if (!b->iter_vars.empty()) TVM_FFI_THROW(InternalError) << "LowerOpaqueBlock: run ConvertBlocksToOpaque first";
-    Stmt body = b->body;
-    for (size_t i = b->alloc_buffers.size(); i-- > 0;) body = MakeAllocate(b->alloc_buffers[i], body);
-    if (!IsConstTrue(r->predicate)) body = MakeIfThenElse(r->predicate, body, Stmt());
-    return body;
-  }
-};
+// An opaque block becomes its body inside its allocations, under its predicate.
+Stmt LowerOpaque(const Stmt& x) {
+  auto* r = x.as<BlockRealizeNode>();
+  if (r == nullptr) return x;
+  const BlockNode* b = r->block.get();
+  if (!b->iter_vars.empty()) TVM_FFI_THROW(InternalError) << "LowerOpaqueBlock: run ConvertBlocksToOpaque first";
+  Stmt body = b->body;
+  for (size_t i = b->alloc_buffers.size(); i-- > 0;) body = MakeAllocate(b->alloc_buffers[i], body);
+  if (!IsConstTrue(r->predicate)) body = MakeIfThenElse(r->predicate, body, Stmt());
+  return body;
+}
 
 }  // namespace
 
-PrimFunc LowerInitBlock(const PrimFunc& f) { return WithBody(f, InitLowerer().VisitStmt(f->body)); }
+PrimFunc LowerInitBlock(const PrimFunc& f) { return WithBody(f, PostOrderRewrite(f->body, LowerInit)); }
 PrimFunc ConvertBlocksToOpaque(const PrimFunc& f) { return WithBody(f, OpaqueConverter().VisitStmt(f->body)); }
 PrimFunc CompactBufferAllocation(const PrimFunc& f) {
   return WithBody(f, Compactor(CollectAligns(f->body)).VisitStmt(f->body));
 }
-PrimFunc LowerOpaqueBlock(const PrimFunc& f) { return WithBody(f, OpaqueLowerer().VisitStmt(f->body)); }
+PrimFunc LowerOpaqueBlock(const PrimFunc& f) { return WithBody(f, PostOrderRewrite(f->body, LowerOpaque)); }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("tir.transform.LowerInitBlock", [](PrimFunc f) { return LowerInitBlock(f); });

@@ -24,48 +24,39 @@ constexpr int64_t kMaxStackBytes = 1024;
 
 int64_t ElemBytes(DataType t) { return IsBool(t) ? 1 : (t.bits + 7) / 8; }  // as codegen stores
 
-class Lowerer : public ExprMutator {
- public:
-  explicit Lowerer(std::string func) : func_(std::move(func)) {}
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-  Stmt VisitStmt(const Stmt& s) override {
-    Stmt x = MutateStmtChildren(s);
-    auto* n = x.as<AllocateNode>();
-    if (n == nullptr) return x;
-    DataType t = n->buffer->dtype;
-    int64_t bytes = ElemBytes(t);
-    PrimExpr size = IntImm(Int(64), bytes);
-    bool constant = true;
-    for (const PrimExpr& d : n->buffer->shape) {
-      const int64_t* c = AsConstInt(d);
-      if (c == nullptr) {
-        constant = false;
-      } else if (constant) {
-        bytes = bytes <= kMaxStackBytes ? bytes * *c : bytes;
-      }
-      size = MakeBinary("tir.Mul", size, MakeCast(Int(64), d));
+Stmt LowerAllocate(const Stmt& x, const std::string& func) {
+  auto* n = x.as<AllocateNode>();
+  if (n == nullptr) return x;
+  DataType t = n->buffer->dtype;
+  int64_t bytes = ElemBytes(t);
+  PrimExpr size = IntImm(Int(64), bytes);
+  bool constant = true;
+  for (const PrimExpr& d : n->buffer->shape) {
+    const int64_t* c = AsConstInt(d);
+    if (c == nullptr) {
+      constant = false;
+    } else if (constant) {
+      bytes = bytes <= kMaxStackBytes ? bytes * *c : bytes;
     }
-    if (constant && bytes <= kMaxStackBytes) return x;
-    Var data = n->buffer->data;
-    auto i32 = [](int64_t v) { return IntImm(Int(32), v); };
-    PrimExpr alloc = MakeCall(Handle(), "tir.TVMBackendAllocWorkspace",
-                              {i32(1), i32(0), size, i32(t.code), i32(t.bits)});
-    Stmt free = MakeEvaluate(MakeCall(Int(32), "tir.TVMBackendFreeWorkspace", {i32(1), i32(0), data}));
-    Stmt body = MakeSeq({n->body, free});
-    body = MakeAssert(MakeNot(MakeCall(Bool(), "tir.isnullptr", {data})), "RuntimeError",
-                      func_ + ": cannot allocate workspace for " + std::string(n->buffer->name), body);
-    return MakeLetStmt(data, alloc, body);
+    size = MakeBinary("tir.Mul", size, MakeCast(Int(64), d));
   }
-
- private:
-  std::string func_;
-};
+  if (constant && bytes <= kMaxStackBytes) return x;
+  Var data = n->buffer->data;
+  auto i32 = [](int64_t v) { return IntImm(Int(32), v); };
+  PrimExpr alloc = MakeCall(Handle(), "tir.TVMBackendAllocWorkspace",
+                            {i32(1), i32(0), size, i32(t.code), i32(t.bits)});
+  Stmt free = MakeEvaluate(MakeCall(Int(32), "tir.TVMBackendFreeWorkspace", {i32(1), i32(0), data}));
+  Stmt body = MakeSeq({n->body, free});
+  body = MakeAssert(MakeNot(MakeCall(Bool(), "tir.isnullptr", {data})), "RuntimeError",
+                    func + ": cannot allocate workspace for " + std::string(n->buffer->name), body);
+  return MakeLetStmt(data, alloc, body);
+}
 
 }  // namespace
 
 PrimFunc LowerTVMBuiltin(const PrimFunc& f) {
-  Stmt body = Lowerer(f.GlobalSymbol("main")).VisitStmt(f->body);
-  return WithBody(f, body);
+  std::string name = f.GlobalSymbol("main");
+  return WithBody(f, PostOrderRewrite(f->body, [&](const Stmt& s) { return LowerAllocate(s, name); }));
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {

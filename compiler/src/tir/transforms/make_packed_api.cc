@@ -42,7 +42,6 @@ struct Step {
 
 class Builder {
  public:
-  explicit Builder(const std::string& name) : name_(name) {}
 
   void Assert(PrimExpr cond, const std::string& err, const std::string& msg) {
     steps.push_back(Step{Step::kAssert, std::move(cond), err, msg, Var(), PrimExpr(), Stmt()});
@@ -112,14 +111,14 @@ class Builder {
       // Checked only when the strides pointer is set (null means compact).
       Stmt chk = MakeEvaluate(I32(0));
       PrimExpr expect = I64(1);
-      std::vector<std::pair<PrimExpr, PrimExpr>> conds;
+      std::vector<PrimExpr> conds;  // innermost dimension first, the order they are checked
       for (size_t k = nd; k-- > 0;) {
         PrimExpr s = Intrin(Int(64), "tir.dltensor_stride", {dl, I32(static_cast<int64_t>(k))});
-        conds.push_back({Or(Eq(s, expect), Eq(dims[k], I64(1))), PrimExpr()});
+        conds.push_back(Or(Eq(s, expect), Eq(dims[k], I64(1))));
         expect = arith::Simplify(MakeBinary("tir.Mul", expect, dims[k]), {});
       }
       for (size_t k = conds.size(); k-- > 0;) {
-        chk = MakeAssert(conds[k].first, "ValueError", where + ": strides are expected to be compact (row-major)", chk);
+        chk = MakeAssert(conds[k], "ValueError", where + ": strides are expected to be compact (row-major)", chk);
       }
       Stmt guarded = MakeIfThenElse(MakeNot(Intrin(Bool(), "tir.dltensor_strides_is_null", {dl})), chk, Stmt());
       steps.push_back(Step{Step::kStrides, PrimExpr(), "", "", Var(), PrimExpr(), guarded});
@@ -143,9 +142,6 @@ class Builder {
 
   std::vector<Step> steps;
   std::unordered_set<const Object*> bound;
-
- private:
-  std::string name_;
 };
 
 }  // namespace
@@ -155,7 +151,7 @@ PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
     if (auto s = cc->as<String>(); s && std::string(*s) == "packed") return f;  // already done
   }
   Var self("self", Handle()), args("args", Handle()), num_args("num_args", Int(32)), result("result", Handle());
-  Builder b(name);
+  Builder b;
   size_t n = f->params.size();
   b.Assert(Eq(num_args, I32(static_cast<int64_t>(n))), "TypeError",
            name + ": expected " + std::to_string(n) + " arguments");

@@ -16,27 +16,22 @@ namespace {
 
 constexpr int64_t kMaxUnroll = 64;
 
-class Unroller : public ExprMutator {
- public:
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-  Stmt VisitStmt(const Stmt& s) override {
-    Stmt x = MutateStmtChildren(s);  // inner loops first
-    auto* loop = x.as<ForNode>();
-    if (loop == nullptr || loop->kind != 3) return x;
-    const int64_t* ext = AsConstInt(loop->extent);
-    if (ext == nullptr || *ext > kMaxUnroll || *ext < 1) return x;
-    Array<Stmt> copies;
-    for (int64_t k = 0; k < *ext; ++k) {
-      PrimExpr v = Simp(Add(loop->min, IntImm(loop->loop_var->dtype, k)));
-      copies.push_back(Substitute(loop->body, {{loop->loop_var.get(), v}}));
-    }
-    return MakeSeq(copies);
+Stmt Unroll(const Stmt& x) {
+  auto* loop = x.as<ForNode>();
+  if (loop == nullptr || loop->kind != 3) return x;
+  const int64_t* ext = AsConstInt(loop->extent);
+  if (ext == nullptr || *ext > kMaxUnroll || *ext < 1) return x;
+  Array<Stmt> copies;
+  for (int64_t k = 0; k < *ext; ++k) {
+    PrimExpr v = Simp(Add(loop->min, IntImm(loop->loop_var->dtype, k)));
+    copies.push_back(Substitute(loop->body, {{loop->loop_var.get(), v}}));
   }
-};
+  return MakeSeq(copies);
+}
 
 }  // namespace
 
-PrimFunc UnrollLoop(const PrimFunc& f) { return WithBody(f, Unroller().VisitStmt(f->body)); }
+PrimFunc UnrollLoop(const PrimFunc& f) { return WithBody(f, PostOrderRewrite(f->body, Unroll)); }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("tir.transform.UnrollLoop", [](PrimFunc f) { return UnrollLoop(f); });
