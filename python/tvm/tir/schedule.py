@@ -38,28 +38,32 @@ class Trace:
     """The primitives applied to a schedule, printable as the Python that replays them."""
 
     def __init__(self):
-        self.insts = []     # (outputs, name, kwargs)
-        self._names = {}    # id of handle -> printed name
+        self.insts = []    # lines of Python, one per primitive
+        self._names = {}   # handle key -> printed name (b0, l1, ...)
+        self._count = 0
+        self._keep = []    # the loop handles named, so their objects (and keys) stay unique
+
+    @staticmethod
+    def _key(value):
+        # A loop handle is a Var: every get_loops returns new wrappers of the same object.
+        return ("loop", value._h) if isinstance(value, Var) else ("block", str(value))
 
     def _name(self, value):
         if isinstance(value, (list, tuple)):
             return "[" + ", ".join(self._name(v) for v in value) + "]"
-        key = id(value) if isinstance(value, Var) else (type(value), value)
-        if isinstance(value, (BlockRV, Var)) and key in self._names:
-            return self._names[key]
+        if isinstance(value, (BlockRV, Var)):
+            name = self._names.get(self._key(value))
+            if name is not None:
+                return name
         if isinstance(value, Var):
             return "loop(%s)" % value.name
         return repr(str(value) if isinstance(value, BlockRV) else value)
 
     def _bind(self, value):
-        prefix = "b" if isinstance(value, BlockRV) else "l"
-        self._count = getattr(self, "_count", 0)
-        name = "%s%d" % (prefix, self._count)
+        name = "%s%d" % ("b" if isinstance(value, BlockRV) else "l", self._count)
         self._count += 1
-        key = id(value) if isinstance(value, Var) else (type(value), value)
-        self._names[key] = name
-        self._keep = getattr(self, "_keep", [])
-        self._keep.append(value)  # ids stay unique while the trace lives
+        self._names[self._key(value)] = name
+        self._keep.append(value)
         return name
 
     def append(self, name, kwargs, outputs=None):
@@ -73,9 +77,8 @@ class Trace:
         self.insts.append(line)
 
     def __str__(self):
-        return "\n".join(["# from tvm import tir", "def apply_trace(sch: tir.Schedule) -> None:"]
-                         + ["    " + x for x in self.insts] if self.insts else
-                         ["def apply_trace(sch: tir.Schedule) -> None:", "    pass"])
+        body = ["    " + x for x in self.insts] or ["    pass"]
+        return "\n".join(["# from tvm import tir", "def apply_trace(sch: tir.Schedule) -> None:"] + body)
 
     def show(self):
         print(self)
