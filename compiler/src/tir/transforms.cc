@@ -64,7 +64,8 @@ class Flattener : public ExprMutator {
       }
     }
     if (!size.defined()) size = IntImm(Int(64), 1);
-    Buffer f = MakeBuffer(b->data, b->dtype, {arith::Simplify(size, {})}, {}, std::string(b->name));
+    Buffer f = MakeBuffer(b->data, b->dtype, {arith::Simplify(size, {})}, {}, std::string(b->name),
+                          std::string(b->scope));
     flat_[b.get()] = f;
     return f;
   }

@@ -200,6 +200,13 @@ class Executable:
         return self[self.func_names[0]](*args)
 
     def inspect_source(self, fmt="ll"):
+        """The host code's LLVM IR ("ll", optimised; "ll-raw" as generated), or for a GPU
+        compile the kernels' "ptx" / "nvptx-ll" (their LLVM IR)."""
+        device = self.__dict__.get("device")
+        if fmt in ("ptx", "cuda") and device is not None:
+            return device.ptx
+        if fmt == "nvptx-ll" and device is not None:
+            return device.llvm_ir
         return self.optimized_ir if fmt in ("ll", "llvm") else self.llvm_ir
 
     def import_module(self, module):
@@ -304,9 +311,52 @@ def lower(func_or_mod):
     return default_pipeline()(_as_module(func_or_mod))
 
 
+def device_pipeline(target):
+    """What tvm.compile applies to a module lowered for a GPU target: each function is marked
+    with the target, SplitHostDevice cuts out the kernels (loops bound to blockIdx/threadIdx),
+    and ThreadSync puts barriers between shared-memory writes and reads in the kernels."""
+    from ..ir.transform import Sequential, module_pass
+    from ..tir import transform as T
+
+    @module_pass(opt_level=0, name="tir.BindTarget")
+    def bind_target(mod, ctx):
+        return IRModule({str(k): (f if "target" in f.attrs else f.with_attr("target", target))
+                         for k, f in mod.functions.items()})
+
+    return Sequential([bind_target, T.SplitHostDevice(), T.ThreadSync("shared")],
+                      name="tir.device")
+
+
+def _split_kernels(mod):
+    host, kernels = {}, {}
+    for name, func in mod.functions.items():
+        cc = func.attrs["calling_conv"] if "calling_conv" in func.attrs else ""
+        (kernels if str(cc) == "device_kernel" else host)[str(name)] = func
+    return IRModule(host), IRModule(kernels)
+
+
+def _compile_device(func_or_mod, target, jit):
+    from . import cuda
+
+    if jit:
+        raise ValueError("tvm.compile: jit=True is for CPU targets; %s kernels are launched from "
+                         "a loaded library (leave jit off)" % target.kind_name)
+    host, kernels = _split_kernels(device_pipeline(target)(lower(func_or_mod)))
+    device = cuda.DeviceBuild(kernels, target)
+    exe = Executable(host_pipeline()(host), Target(target.host or "llvm"))
+    exe.device = device
+    exe.import_module(device.module)
+    return exe
+
+
 def compile(func_or_mod, target=None, *, jit=False, **kwargs):  # noqa: A001
-    """Compiles a PrimFunc/IRModule for `target` (default "llvm", the host CPU)."""
-    return Executable(host_pipeline()(lower(func_or_mod)), Target(target or "llvm"), jit=jit)
+    """Compiles a PrimFunc/IRModule for `target` (default "llvm", the host CPU). For a GPU
+    target ("cuda -arch=sm_90") the kernels become PTX in an imported "cuda" module and the
+    host code (compiled for the target's host, "llvm" by default) launches them."""
+    target = Target(target or "llvm")
+    if target.is_device:
+        return _compile_device(func_or_mod, target, jit)
+    return Executable(host_pipeline()(lower(func_or_mod)), target, jit=jit)
 
 
 def build(func_or_mod, target=None, name=None, **kwargs):

@@ -1,5 +1,7 @@
 """tvm.target: Target("llvm -mtriple=... -mcpu=... -mattr=... [-fast-math...]") (a
-libtvm_compiler object).
+libtvm_compiler object), or a GPU target: Target("cuda -arch=sm_90") (also spelled
+"nvptx -mcpu=sm_90"; the architecture defaults to sm_80), optionally with the host target
+of the code that launches the kernels: Target("cuda", host="llvm") (the default host).
 
 Floating point follows IEEE by default (no FMA contraction, no reassociation). Options relax
 it the way LLVM's fast-math flags do: `-fast-math` (all of them) or any of
@@ -18,15 +20,42 @@ from ..ir import Node, _api
 
 @register_object("target.Target")
 class Target(Node):
-    """A compilation target. Only the CPU kind "llvm" is compiled at present."""
+    """A compilation target: "llvm" (the CPU, through LLVM) or "cuda"/"nvptx" (NVIDIA GPUs,
+    PTX through LLVM's NVPTX backend; the host code is compiled for `host`)."""
 
-    def __init__(self, target="llvm"):
+    def __init__(self, target="llvm", host=None):
         if isinstance(target, Target):
+            if host is None and target.is_device:
+                host = target.host
             target = str(target)
         if isinstance(target, dict):
+            target = dict(target)
+            if host is None and "host" in target:
+                host = target.pop("host")
             target = " ".join([target.get("kind", "llvm")] +
                               ["-%s=%s" % (k, v) for k, v in target.items() if k != "kind"])
-        self.__init_handle_by_constructor__(_api("target.Target"), str(target))
+        if not isinstance(target, str):
+            raise TypeError("Target expects a string, a dict or a Target, got %r"
+                            % type(target).__name__)
+        if host is None:
+            self.__init_handle_by_constructor__(_api("target.Target"), target)
+        else:
+            self.__init_handle_by_constructor__(_api("target.TargetWithHost"),
+                                                _api("target.Target")(target), Target(host))
+
+    @property
+    def kind_name(self):
+        return str(self.kind)
+
+    @property
+    def is_device(self):
+        """True for GPU kinds (cuda, nvptx), whose kernels are launched by host code."""
+        return str(self.kind) in ("cuda", "nvptx")
+
+    @property
+    def arch(self):
+        """The GPU architecture ("sm_90") of a device target; "" for CPU targets."""
+        return self._attr("arch")
 
     def _attr(self, key):
         return str(self.attrs[key]) if key in self.attrs else ""

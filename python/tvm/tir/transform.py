@@ -60,5 +60,28 @@ def MakePackedAPI():  # noqa: N802 (TVM's name)
     return ModulePass(run, PassInfo(0, "tir.MakePackedAPI"))
 
 
-__all__ = ["HoistIfThenElse", "UnrollLoop", "LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
+def SplitHostDevice():  # noqa: N802 (TVM's name)
+    """Functions compiled for a GPU target (attr "target") become host code that launches
+    kernels: each outermost loop nest bound to blockIdx/threadIdx becomes a PrimFunc with
+    calling_conv "device_kernel" (docs/compiler.md, GPU)."""
+    from ..ir.transform import ModulePass
+
+    fn = _api("tir.transform.SplitHostDevice")
+    return ModulePass(lambda mod, ctx: fn(mod), PassInfo(0, "tir.SplitHostDevice"))
+
+
+def ThreadSync(storage_scope="shared"):  # noqa: N802 (TVM's name)
+    """Barriers between writes and reads of `storage_scope` memory by the threads of a GPU
+    block, in the device kernels of the module (other functions are left alone)."""
+    if storage_scope not in ("shared", "shared.dyn"):
+        raise ValueError("ThreadSync: storage scope %r is not supported (shared)" % storage_scope)
+    fn = _api("tir.transform.ThreadSync")
+
+    def run(func, mod, ctx):
+        cc = func.attrs["calling_conv"] if "calling_conv" in func.attrs else ""
+        return fn(func) if str(cc) == "device_kernel" else func
+    return FunctionPass(run, PassInfo(0, "tir.ThreadSync"))
+
+
+__all__ = ["SplitHostDevice", "ThreadSync", "HoistIfThenElse", "UnrollLoop", "LowerTVMBuiltin", "MakePackedAPI", "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerInitBlock",
            "LowerOpaqueBlock", "Simplify", "VectorizeLoop", "prim_func_pass"]

@@ -118,6 +118,12 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterRuntimeGlobal("runtime.DeviceStreamSync", [](DLDevice dev, void* stream) {
     DeviceAPI::Get(dev)->StreamSync(dev, stream);
   });
+  // Called by compiled host code before it launches kernels (TVM's name and arguments): makes
+  // the device current for the calling thread. Unknown device types raise.
+  RegisterRuntimeGlobal("__tvm_set_device", [](int64_t type, int64_t id) {
+    DLDevice dev{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+    DeviceAPI::Get(dev)->SetDevice(dev);
+  });
   // Tensors allocated through libtvm_ffi's environment come from the device APIs. Written to
   // the process-wide slot so every thread sees it; a host framework may override per thread.
   TVMFFIEnvSetDLPackManagedTensorAllocator(EnvAllocator, 1, nullptr);

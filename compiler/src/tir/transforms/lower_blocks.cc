@@ -9,6 +9,8 @@
  *                           encloses all its accesses, shrunk to the region those accesses
  *                           touch in one iteration of that loop (when the extents are
  *                           constants): a cache computed at a tile loop becomes a tile.
+ *                           GPU scopes bound that loop: "shared" stays above threadIdx
+ *                           loops, "global" above every launch loop.
  *   LowerOpaqueBlock        blocks become plain statements: predicate -> IfThenElse,
  *                           alloc_buffers -> Allocate.
  */
@@ -214,6 +216,7 @@ class Compactor : public ExprMutator {
       while (k < common && k < s.loops.size() && s.loops[k] == c.sites[0].loops[k]) ++k;
       common = k;
     }
+    common = ScopeLimit(buf, c.sites[0].loops, common);
     std::vector<Interval> hull(buf->shape.size());
     for (const AccessSite& s : c.sites) {
       std::unordered_map<const Object*, Range> relax;
@@ -252,6 +255,22 @@ class Compactor : public ExprMutator {
     Stmt rebased = IndexRebaser(buf, nb, mins).VisitStmt(*body);
     *body = lca == nullptr ? MakeAllocate(nb, rebased) : AllocPlacer(FindSame(rebased, lca), nb).VisitStmt(rebased);
     return true;
+  }
+
+  // GPU memory scopes: a "shared" buffer is one per thread block, so it is allocated above the
+  // loops bound to threadIdx (its region covers all the threads); a "global" one lives outside
+  // the kernel, above every loop bound to blockIdx/threadIdx. "local" is per thread.
+  static size_t ScopeLimit(const Buffer& buf, const std::vector<const ForNode*>& loops, size_t common) {
+    std::string scope(buf->scope);
+    bool shared = scope.rfind("shared", 0) == 0, global = scope == "global";
+    for (size_t k = 0; k < common; ++k) {
+      const ForNode* f = loops[k];
+      if (f->kind != static_cast<int64_t>(ForKind::kThreadBinding)) continue;
+      std::string tag(f->thread_tag);
+      bool thread = tag.rfind("threadIdx", 0) == 0, block = tag.rfind("blockIdx", 0) == 0;
+      if ((shared && thread) || (global && (thread || block))) return k;
+    }
+    return common;
   }
 
   // The loop of `rebased` with the same loop var as `lca` (the rebasing rebuilt the loops).

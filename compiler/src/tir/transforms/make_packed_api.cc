@@ -8,11 +8,17 @@
  * AssertStmt raising TypeError/ValueError with a message naming the function, the argument
  * and its name. Codegen then only lowers the `tir.ffi_*` / `tir.dltensor_*` intrinsics.
  *
+ * For a function compiled for a GPU target (attr "target" of a device kind, the host part left
+ * by SplitHostDevice), tensors must be on that device (kDLCUDA), all on the device of the first
+ * tensor, whose id is bound to attr "tir.device_id"'s Var; the body starts by making that
+ * device current (`__tvm_set_device`, as TVM's host code does) before it launches kernels.
+ *
  * Runs after FlattenBuffer: the body's accesses use 1-D views of the same data Vars, while
  * `buffer_map` still has the N-D argument buffers that describe the checks.
  */
 #include <tvm/arith/analyzer.h>
 #include <tvm/ffi/error.h>
+#include <tvm/target/target.h>
 #include <tvm/tir/functor.h>
 
 #include <functional>
@@ -85,8 +91,17 @@ class Builder {
     int64_t want = int64_t(t.code) | (int64_t(t.bits) << 8) | (int64_t(t.lanes) << 16);
     Assert(Eq(Intrin(Int(32), "tir.dltensor_dtype", {dl}), I32(want)), "TypeError",
            where + ": dtype is expected to be " + DTypeToString(t));
-    Assert(Eq(Intrin(Int(32), "tir.dltensor_device_type", {dl}), I32(1)), "ValueError",
-           where + ": device_type is expected to be cpu");
+    Assert(Eq(Intrin(Int(32), "tir.dltensor_device_type", {dl}), I32(device_type)), "ValueError",
+           where + ": device_type is expected to be " + (device_type == 1 ? "cpu" : "cuda"));
+    if (device_type != 1) {
+      PrimExpr id = Intrin(Int(32), "tir.dltensor_device_id", {dl});
+      if (!device_id.defined()) {
+        device_id = Var("device_id", Int(32));
+        Let(device_id, id);
+      } else {
+        Assert(Eq(id, device_id), "ValueError", where + ": expected to be on the same device as the first tensor");
+      }
+    }
     std::vector<PrimExpr> dims;
     for (size_t k = 0; k < nd; ++k) {
       PrimExpr d = Intrin(Int(64), "tir.dltensor_shape", {dl, I32(static_cast<int64_t>(k))});
@@ -142,7 +157,16 @@ class Builder {
 
   std::vector<Step> steps;
   std::unordered_set<const Object*> bound;
+  int device_type{1};
+  Var device_id;  // bound from the first tensor of a device function
 };
+
+PrimExpr StringImmOf(const std::string& s) {
+  ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
+  n->dtype = Handle();
+  n->value = String(s);
+  return PrimExpr(n);
+}
 
 }  // namespace
 
@@ -152,6 +176,9 @@ PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
   }
   Var self("self", Handle()), args("args", Handle()), num_args("num_args", Int(32)), result("result", Handle());
   Builder b;
+  if (std::optional<Any> t = f->attrs.Get(String("target"))) {
+    if (std::optional<Target> target = t->as<Target>()) b.device_type = (*target)->DeviceType();
+  }
   size_t n = f->params.size();
   b.Assert(Eq(num_args, I32(static_cast<int64_t>(n))), "TypeError",
            name + ": expected " + std::to_string(n) + " arguments");
@@ -167,7 +194,19 @@ PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
   Map<String, Any> attrs = f->attrs;
   attrs.Set(String("calling_conv"), String("packed"));
   attrs.Set(String("global_symbol"), String(name));
-  return MakePrimFunc({self, args, num_args, result}, {}, b.Wrap(f->body), attrs);
+  Stmt body = f->body;
+  if (b.device_type != 1) {
+    if (!b.device_id.defined()) {
+      // No tensor argument: the kernels run on the current device (device 0 unless set).
+      b.device_id = Var("device_id", Int(32));
+      b.Let(b.device_id, I32(0));
+    }
+    Stmt set_device = MakeEvaluate(MakeCall(Int(32), "tir.tvm_call_packed",
+                                            {StringImmOf("__tvm_set_device"), I32(b.device_type), b.device_id}));
+    body = MakeSeq({set_device, body});
+    attrs.Set(String("tir.device_id"), b.device_id);
+  }
+  return MakePrimFunc({self, args, num_args, result}, {}, b.Wrap(body), attrs);
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {

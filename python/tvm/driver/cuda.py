@@ -1,0 +1,188 @@
+"""CUDA code generation: kernels (after SplitHostDevice) -> PTX -> a "cuda" runtime module.
+
+    ptx = build_ptx(kernels, target)          # LLVM IR text (libtvm_compiler) -> llvmlite NVPTX
+    blob = pack_blob("ptx", ptx, infos)       # apache-tvm's CUDA module format
+    mod = make_module(blob, ptx)              # ffi.Module.load_from_bytes.cuda when loaded
+
+Needs no GPU, driver or CUDA toolkit, except libdevice (nvvm/libdevice/libdevice.10.bc of a
+CUDA toolkit or of the nvidia-cuda-nvcc wheel) when a kernel calls transcendental math.
+
+The blob (docs/cuda.md): little-endian; str = u64 length + bytes.
+    str fmt ("ptx"); u64 n; n x (str key, FunctionInfo); str code
+    FunctionInfo = str name; u64 k + k x (u8 code, u8 bits, u16 lanes) argument types;
+                   u64 m + m x str launch tag; u64 k + k x i32 extra tag (0)
+The packed call of a kernel is its arguments followed by one int64 per launch tag.
+"""
+
+import glob
+import os
+import struct
+
+import tvm_ffi
+
+from ..ir import _api
+
+_TRIPLE = "nvptx64-nvidia-cuda"
+# DLDataTypeCode of the argument types in FunctionInfo (handles are {3, 64, 1}).
+_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "bool": 1}
+
+
+def _u64(v):
+    return struct.pack("<Q", v)
+
+
+def _str(s):
+    b = s.encode() if isinstance(s, str) else bytes(s)
+    return _u64(len(b)) + b
+
+
+def _arg_type(dtype):
+    """(code, bits, lanes) of a kernel parameter's dtype string ("float32", "handle", ...)."""
+    s = str(dtype)
+    if s == "handle":
+        return (3, 64, 1)
+    if s == "bool":
+        return (1, 1, 1)
+    lanes = 1
+    if "x" in s:
+        s, lanes = s.split("x")
+        lanes = int(lanes)
+    for name, code in sorted(_DTYPE_CODES.items(), key=lambda kv: -len(kv[0])):
+        if s.startswith(name) and s[len(name):].isdigit():
+            return (code, int(s[len(name):]), lanes)
+    raise ValueError("cuda: unsupported kernel parameter dtype %r" % dtype)
+
+
+def pack_blob(fmt, code, infos):
+    """The serialized CUDA module. `infos`: [(name, [(code, bits, lanes)...], [tag...])]."""
+    out = [_str(fmt), _u64(len(infos))]
+    for name, arg_types, tags in infos:
+        out.append(_str(name))
+        out.append(_str(name))
+        out.append(_u64(len(arg_types)))
+        out.extend(struct.pack("<BBH", c, b, l) for c, b, l in arg_types)
+        out.append(_u64(len(tags)))
+        out.extend(_str(t) for t in tags)
+        out.append(_u64(len(arg_types)))
+        out.extend(struct.pack("<i", 0) for _ in arg_types)
+    out.append(_str(code))
+    return b"".join(out)
+
+
+def unpack_blob(blob):
+    """(fmt, [(name, arg_types, tags, extra_tags)], code) of a serialized CUDA module."""
+    blob = bytes(blob)
+    pos = 0
+
+    def take(n):
+        nonlocal pos
+        if n < 0 or pos + n > len(blob):
+            raise ValueError("cuda blob: truncated at byte %d" % pos)
+        out = blob[pos:pos + n]
+        pos += n
+        return out
+
+    def u64():
+        return struct.unpack("<Q", take(8))[0]
+
+    def string():
+        return take(u64())
+
+    fmt = string().decode()
+    infos = []
+    for _ in range(u64()):
+        string()  # key
+        name = string().decode()
+        args = [struct.unpack("<BBH", take(4)) for _ in range(u64())]
+        tags = [string().decode() for _ in range(u64())]
+        extra = [struct.unpack("<i", take(4))[0] for _ in range(u64())]
+        infos.append((name, args, tags, extra))
+    code = string()
+    if pos != len(blob):
+        raise ValueError("cuda blob: %d trailing bytes" % (len(blob) - pos))
+    return fmt, infos, code
+
+
+def find_libdevice():
+    """Path of libdevice.10.bc: $CUDA_HOME / $CUDA_PATH, /usr/local/cuda*, the pip wheels."""
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    roots += ["/usr/local/cuda"] + sorted(glob.glob("/usr/local/cuda-*"), reverse=True)
+    try:
+        import site
+        for sp in site.getsitepackages() + [site.getusersitepackages()]:
+            roots += sorted(glob.glob(os.path.join(sp, "nvidia", "*")))
+            roots += sorted(glob.glob(os.path.join(sp, "nvidia", "*", "*")))
+    except Exception:  # noqa: BLE001 - site may be stripped in embedded interpreters
+        pass
+    for root in filter(None, roots):
+        path = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _link_libdevice(llmod, tm, llvm, kernels):
+    path = find_libdevice()
+    if path is None:
+        raise RuntimeError("cuda: the kernels call math functions from libdevice, but "
+                           "nvvm/libdevice/libdevice.10.bc was not found (set CUDA_HOME to a CUDA "
+                           "toolkit, or pip install nvidia-cuda-nvcc)")
+    with open(path, "rb") as f:
+        lib = llvm.parse_bitcode(f.read())
+    lib.triple = _TRIPLE
+    lib.data_layout = str(tm.target_data)
+    llmod.link_in(lib)
+    # Keep only what the kernels use: every other definition becomes internal, so LLVM
+    # drops the unused part of libdevice (thousands of functions otherwise end up in the PTX).
+    for fn in llmod.functions:
+        if not fn.is_declaration and fn.name not in kernels:
+            fn.linkage = llvm.Linkage.internal
+
+
+def build_ptx(kernels, target):
+    """PTX text of the kernel PrimFuncs in IRModule `kernels` for `target` (cuda/nvptx)."""
+    from .build_module import _llvm, _optimize
+
+    llvm = _llvm()
+    ir = _api("codegen.NVPTXText")(kernels)
+    tm = llvm.Target.from_triple(_TRIPLE).create_target_machine(cpu=target.arch, features="", opt=3)
+    llmod = llvm.parse_assembly(ir)
+    llmod.triple = _TRIPLE
+    llmod.data_layout = str(tm.target_data)
+    names = set(str(k) for k in kernels.functions.keys())
+    if "@__nv_" in ir:
+        _link_libdevice(llmod, tm, llvm, names)
+    llmod.verify()
+    _optimize(llmod, tm, llvm)
+    return ir, tm.emit_assembly(llmod)
+
+
+def function_infos(kernels):
+    """[(name, arg_types, launch_tags)] of the kernels, in the module's order."""
+    infos = []
+    for name, func in kernels.functions.items():
+        attrs = func.attrs
+        tags = [str(t) for t in attrs["tir.launch_tags"]]
+        infos.append((str(name), [_arg_type(p.dtype) for p in func.params], tags))
+    return infos
+
+
+def make_module(blob, ptx):
+    """The runtime module of a serialized CUDA module: the CUDA runtime's when
+    libtvm_runtime_cuda is loaded, else a serializable stand-in that export_library packs."""
+    loader = tvm_ffi.get_global_func("ffi.Module.load_from_bytes.cuda", allow_missing=True)
+    if loader is not None:
+        return loader(bytes(blob))
+    return _api("codegen.DeviceSourceModuleCreate")("cuda", bytes(blob), ptx, "ptx")
+
+
+class DeviceBuild:
+    """What the device half of a compile produced: LLVM IR, PTX, blob and runtime module."""
+
+    def __init__(self, kernels, target):
+        self.kernels = kernels
+        self.target = target
+        self.llvm_ir, self.ptx = build_ptx(kernels, target)
+        self.function_infos = function_infos(kernels)
+        self.blob = pack_blob("ptx", self.ptx, self.function_infos)
+        self.module = make_module(self.blob, self.ptx)
