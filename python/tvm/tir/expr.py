@@ -168,6 +168,10 @@ def _reg(key, doc):
 
 IntImm = _reg("ir.IntImm", "Integer constant.")
 FloatImm = _reg("ir.FloatImm", "Float constant.")
+# As in TVM: int(IntImm), float(FloatImm), and IntImm as an index (range(), shapes).
+IntImm.__int__ = lambda self: int(self.value)
+IntImm.__index__ = lambda self: int(self.value)
+FloatImm.__float__ = lambda self: float(self.value)
 StringImm = _reg("tir.StringImm", "String constant.")
 Add = _reg("tir.Add", "a + b")
 Sub = _reg("tir.Sub", "a - b")

@@ -9,6 +9,9 @@
  * dimension directly iterates over the region (with a predicate where the region may leave
  * the var's domain, e.g. at a split tail); other vars iterate over their whole domain.
  * Unit loops are left out (the var is bound to the region's start).
+ * GPU scopes widen the region as TVM does: a "shared" output is computed for every thread of
+ * the block (threadIdx loops above `loop` are relaxed too; the threads share the copy work
+ * once its loops are bound), a "global" one for the whole launch.
  */
 #include "../../support/registry.h"
 #include "utils.h"
@@ -22,6 +25,15 @@ namespace tir {
 namespace {
 
 const BlockRealizeNode* Realize(const StmtPath& p) { return p.leaf().as<BlockRealizeNode>(); }
+
+// True when one copy of `buf` serves every iteration of the GPU-bound loop `l`: a "shared"
+// buffer is one per thread block (all threadIdx values), a "global" one one per kernel.
+bool SharedAcrossThreads(const Buffer& buf, const ForNode* l) {
+  if (l->kind != static_cast<int64_t>(ForKind::kThreadBinding)) return false;
+  std::string scope(buf->scope), tag(l->thread_tag);
+  bool thread = tag.rfind("threadIdx", 0) == 0, block = tag.rfind("blockIdx", 0) == 0;
+  return (scope.rfind("shared", 0) == 0 && thread) || (scope == "global" && (thread || block));
+}
 
 // The region of `buf` accessed by the blocks under `loop` (loads or stores), relaxed over the
 // loops below `loop`; false if there is no such access.
@@ -41,7 +53,7 @@ bool AccessedRegion(const PrimFunc& f, const ForNode* loop, const Buffer& buf, b
     std::unordered_map<const Object*, Range> relax;
     bool below = false;
     for (const ForNode* l : p.Loops()) {
-      if (below) relax[l->loop_var.get()] = Range(l->min, l->extent);
+      if (below || SharedAcrossThreads(buf, l)) relax[l->loop_var.get()] = Range(l->min, l->extent);
       if (l == loop) below = true;
     }
     for (const Array<PrimExpr>& idx : acc) {

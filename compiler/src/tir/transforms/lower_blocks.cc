@@ -9,8 +9,8 @@
  *                           encloses all its accesses, shrunk to the region those accesses
  *                           touch in one iteration of that loop (when the extents are
  *                           constants): a cache computed at a tile loop becomes a tile.
- *                           GPU scopes bound that loop: "shared" stays above threadIdx
- *                           loops, "global" above every launch loop.
+ *                           GPU scopes: a "shared" region covers every threadIdx value,
+ *                           "global" stays above every launch loop.
  *   LowerOpaqueBlock        blocks become plain statements: predicate -> IfThenElse,
  *                           alloc_buffers -> Allocate.
  */
@@ -217,9 +217,19 @@ class Compactor : public ExprMutator {
       common = k;
     }
     common = ScopeLimit(buf, c.sites[0].loops, common);
+    std::unordered_map<const Object*, Range> shared_relax;  // threadIdx loops above a "shared" LCA
+    if (std::string(buf->scope).rfind("shared", 0) == 0) {
+      for (size_t k = 0; k < common; ++k) {
+        const ForNode* l = c.sites[0].loops[k];
+        if (l->kind == static_cast<int64_t>(ForKind::kThreadBinding) &&
+            std::string(l->thread_tag).rfind("threadIdx", 0) == 0) {
+          shared_relax[l->loop_var.get()] = Range(l->min, l->extent);
+        }
+      }
+    }
     std::vector<Interval> hull(buf->shape.size());
     for (const AccessSite& s : c.sites) {
-      std::unordered_map<const Object*, Range> relax;
+      std::unordered_map<const Object*, Range> relax = shared_relax;
       for (size_t k = common; k < s.loops.size(); ++k) {
         relax[s.loops[k]->loop_var.get()] = Range(s.loops[k]->min, s.loops[k]->extent);
       }
@@ -257,18 +267,15 @@ class Compactor : public ExprMutator {
     return true;
   }
 
-  // GPU memory scopes: a "shared" buffer is one per thread block, so it is allocated above the
-  // loops bound to threadIdx (its region covers all the threads); a "global" one lives outside
-  // the kernel, above every loop bound to blockIdx/threadIdx. "local" is per thread.
+  // GPU memory scopes: a "global" buffer lives outside the kernel, above every loop bound to
+  // blockIdx/threadIdx. A "shared" one is one per thread block: it may be allocated under
+  // threadIdx loops (the kernel holds it statically), but its region covers all their values.
+  // "local" is per thread.
   static size_t ScopeLimit(const Buffer& buf, const std::vector<const ForNode*>& loops, size_t common) {
-    std::string scope(buf->scope);
-    bool shared = scope.rfind("shared", 0) == 0, global = scope == "global";
+    if (std::string(buf->scope) != "global") return common;
     for (size_t k = 0; k < common; ++k) {
       const ForNode* f = loops[k];
-      if (f->kind != static_cast<int64_t>(ForKind::kThreadBinding)) continue;
-      std::string tag(f->thread_tag);
-      bool thread = tag.rfind("threadIdx", 0) == 0, block = tag.rfind("blockIdx", 0) == 0;
-      if ((shared && thread) || (global && (thread || block))) return k;
+      if (f->kind == static_cast<int64_t>(ForKind::kThreadBinding)) return k;
     }
     return common;
   }
