@@ -107,6 +107,21 @@ def check_device_code(exe, tmp, arch):
     return log
 
 
+def check_cubin(exe, tmp, infos):
+    """The CUDA C path: NVRTC's cubin has the same kernels and parameters as the PTX path."""
+    fmt, back, code = cuda_build.unpack_blob(exe.device.blob)
+    assert fmt == "cubin" and code[:4] == b"\x7fELF"
+    assert [(n, a, t) for n, a, t, _ in back] == [(n, a, t) for n, a, t in infos]
+    path = os.path.join(tmp, "nvrtc.cubin")
+    with open(path, "wb") as f:
+        f.write(code)
+    assert entry_symbols(path) == {n for n, _, _ in infos}
+    got = kernel_params(path)
+    for name, arg_types, _ in infos:
+        assert got.get(name, []) == expected_params(arg_types), name
+    assert 'extern "C" __global__ void' in exe.inspect_source("cuda")
+
+
 # ---------------------------------------------------------------- kernels, as TVM users write them
 
 def elementwise(n=1027, factor=128):
@@ -181,6 +196,8 @@ def test_kernels_assemble_and_match_launch_metadata(kernel, arch, tmp_path):
     mod, _ = kernel()
     exe = tvm.compile(mod, target="cuda -arch=%s" % arch)
     log = check_device_code(exe, str(tmp_path), arch)
+    exe_c = tvm.compile(mod, target="cuda -arch=%s -device-compiler=nvrtc" % arch)
+    check_cubin(exe_c, str(tmp_path), exe.device.function_infos)
     if kernel is tiled_matmul:
         ptx = exe.inspect_source("ptx")
         assert ".shared" in ptx and "bar.sync" in ptx
@@ -338,8 +355,27 @@ def test_property_elementwise_kernels_assemble(n, factor, op):
     sch.bind(bx, "blockIdx.x")
     sch.bind(tx, "threadIdx.x")
     exe = tvm.compile(sch.mod, target="cuda -arch=sm_90")
+    exe_c = tvm.compile(sch.mod, target="cuda -arch=sm_90 -device-compiler=nvrtc")
     with tempfile.TemporaryDirectory() as tmp:
         check_device_code(exe, tmp, "sm_90")
+        check_cubin(exe_c, tmp, exe.device.function_infos)
+
+
+def test_compile_cuda_with_nvrtc_and_nvcc():
+    from tvm.contrib import nvcc
+
+    src = 'extern "C" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }'
+    cubin = nvcc.compile_cuda(src, "cubin", "sm_90", compiler="nvrtc")
+    assert cubin[:4] == b"\x7fELF"
+    ptx = nvcc.compile_cuda(src, "ptx", "sm_80", compiler="nvrtc").decode()
+    assert ".entry k" in ptx
+    assert nvcc.compile_cuda(src, "cubin", "sm_90", compiler="nvcc")[:4] == b"\x7fELF"
+    with pytest.raises(RuntimeError, match="NVRTC compile failed"):
+        nvcc.compile_cuda("this is not CUDA", "cubin", "sm_90", compiler="nvrtc")
+    with pytest.raises(ValueError, match="sm_90"):
+        nvcc.compile_cuda(src, "cubin", "compute_90", compiler="nvrtc")
+    with pytest.raises(ValueError, match="target_format"):
+        nvcc.compile_cuda(src, "elf")
 
 
 @settings(max_examples=100, deadline=None)

@@ -201,12 +201,13 @@ class Executable:
 
     def inspect_source(self, fmt="ll"):
         """The host code's LLVM IR ("ll", optimised; "ll-raw" as generated), or for a GPU
-        compile the kernels' "ptx" / "nvptx-ll" (their LLVM IR)."""
+        compile the kernels' "ptx" / "nvptx-ll" (LLVM path) or "cuda" (CUDA C path)."""
         device = self.__dict__.get("device")
-        if fmt in ("ptx", "cuda") and device is not None:
-            return device.ptx
-        if fmt == "nvptx-ll" and device is not None:
-            return device.llvm_ir
+        if fmt in ("ptx", "cuda", "nvptx-ll"):
+            src = device.source(fmt) if device is not None else None
+            if src is None:
+                raise ValueError("inspect_source: no %r source in this module" % fmt)
+            return src
         return self.optimized_ir if fmt in ("ll", "llvm") else self.llvm_ir
 
     def import_module(self, module):

@@ -1,14 +1,17 @@
-"""CUDA code generation: kernels (after SplitHostDevice) -> PTX -> a "cuda" runtime module.
+"""CUDA code generation: kernels (after SplitHostDevice) -> PTX or cubin -> a "cuda" module.
 
-    ptx = build_ptx(kernels, target)          # LLVM IR text (libtvm_compiler) -> llvmlite NVPTX
-    blob = pack_blob("ptx", ptx, infos)       # apache-tvm's CUDA module format
-    mod = make_module(blob, ptx)              # ffi.Module.load_from_bytes.cuda when loaded
+Two paths, chosen by the target's `-device-compiler`:
+  llvm (default)  codegen.NVPTXText (LLVM IR) -> llvmlite's NVPTX backend -> PTX. Needs no
+                  GPU, driver or CUDA toolkit, except libdevice (nvvm/libdevice/libdevice.10.bc
+                  of a CUDA toolkit or of the nvidia-cuda-nvcc wheel) for transcendental math.
+  nvrtc | nvcc    codegen.CUDASource (CUDA C) -> tvm.contrib.nvcc.compile_cuda -> cubin.
 
-Needs no GPU, driver or CUDA toolkit, except libdevice (nvvm/libdevice/libdevice.10.bc of a
-CUDA toolkit or of the nvidia-cuda-nvcc wheel) when a kernel calls transcendental math.
+    dev = DeviceBuild(kernels, Target("cuda -arch=sm_90"))
+    dev.blob      # apache-tvm's CUDA module format
+    dev.module    # ffi.Module.load_from_bytes.cuda(blob) when libtvm_runtime_cuda is loaded
 
 The blob (docs/cuda.md): little-endian; str = u64 length + bytes.
-    str fmt ("ptx"); u64 n; n x (str key, FunctionInfo); str code
+    str fmt ("ptx" | "cubin"); u64 n; n x (str key, FunctionInfo); str code
     FunctionInfo = str name; u64 k + k x (u8 code, u8 bits, u16 lanes) argument types;
                    u64 m + m x str launch tag; u64 k + k x i32 extra tag (0)
 The packed call of a kernel is its arguments followed by one int64 per launch tag.
@@ -167,22 +170,41 @@ def function_infos(kernels):
     return infos
 
 
-def make_module(blob, ptx):
+def make_module(blob, source, source_format):
     """The runtime module of a serialized CUDA module: the CUDA runtime's when
     libtvm_runtime_cuda is loaded, else a serializable stand-in that export_library packs."""
     loader = tvm_ffi.get_global_func("ffi.Module.load_from_bytes.cuda", allow_missing=True)
     if loader is not None:
         return loader(bytes(blob))
-    return _api("codegen.DeviceSourceModuleCreate")("cuda", bytes(blob), ptx, "ptx")
+    return _api("codegen.DeviceSourceModuleCreate")("cuda", bytes(blob), source, source_format)
 
 
 class DeviceBuild:
-    """What the device half of a compile produced: LLVM IR, PTX, blob and runtime module."""
+    """What the device half of a compile produced: the kernels' LLVM IR and PTX (llvm path) or
+    CUDA C source and cubin (nvrtc/nvcc), the blob and the runtime module."""
 
     def __init__(self, kernels, target):
         self.kernels = kernels
         self.target = target
-        self.llvm_ir, self.ptx = build_ptx(kernels, target)
+        self.compiler = target._attr("device-compiler") or "llvm"
         self.function_infos = function_infos(kernels)
-        self.blob = pack_blob("ptx", self.ptx, self.function_infos)
-        self.module = make_module(self.blob, self.ptx)
+        self.llvm_ir = self.ptx = self.cuda_source = self.cubin = None
+        if self.compiler == "llvm":
+            self.llvm_ir, self.ptx = build_ptx(kernels, target)
+            self.blob = pack_blob("ptx", self.ptx, self.function_infos)
+            self.module = make_module(self.blob, self.ptx, "ptx")
+        elif self.compiler in ("nvrtc", "nvcc"):
+            from ..contrib import nvcc
+
+            self.cuda_source = _api("codegen.CUDASource")(kernels)
+            self.cubin = nvcc.compile_cuda(self.cuda_source, "cubin", target.arch,
+                                           compiler=self.compiler)
+            self.blob = pack_blob("cubin", self.cubin, self.function_infos)
+            self.module = make_module(self.blob, self.cuda_source, "cuda")
+        else:
+            raise ValueError("target %s: -device-compiler must be llvm, nvrtc or nvcc (got %r)"
+                             % (target, self.compiler))
+
+    def source(self, fmt):
+        """"ptx" / "nvptx-ll" (llvm path) or "cuda" (CUDA C path); None when not made."""
+        return {"ptx": self.ptx, "nvptx-ll": self.llvm_ir, "cuda": self.cuda_source}.get(fmt)
