@@ -258,6 +258,18 @@ def test_host_code_checks_the_device_of_its_arguments():
         exe["main"](a, b)
 
 
+def test_codegen_is_dispatched_by_target_kind():
+    import tvm_ffi
+    from tvm.driver.build_module import _split_kernels, device_pipeline
+
+    mod, _ = elementwise(n=512)
+    target = tvm.target.Target("cuda -arch=sm_90")
+    _, kernels = _split_kernels(device_pipeline(target)(tvm.lower(mod)))
+    for kind in ("cuda", "nvptx"):
+        m = tvm_ffi.get_global_func("target.build." + kind)(kernels, "cuda -arch=sm_90")
+        assert m.kind == "cuda" and ".entry main_kernel" in m.inspect_source("ptx")
+
+
 def test_target_parsing():
     t = tvm.target.Target("cuda -arch=sm_90")
     assert t.is_device and t.arch == "sm_90" and str(t.host.kind) == "llvm"

@@ -284,6 +284,18 @@ def _target_build_llvm(mod, target):
     return Executable(mod, Target(str(target))).mod
 
 
+@tvm_ffi.register_global_func("target.build.cuda")
+def _target_build_cuda(kernels, target):
+    """Codegen for target kind "cuda": kernels (after SplitHostDevice) and a target string ->
+    the runtime Module of kind "cuda" (driver/cuda.py)."""
+    from . import cuda
+
+    return cuda.DeviceBuild(kernels, Target(str(target))).module
+
+
+tvm_ffi.register_global_func("target.build.nvptx", _target_build_cuda)
+
+
 def default_pipeline():
     """The TIR lowering pipeline, as one Sequential: the block passes (LowerInitBlock,
     ConvertBlocksToOpaque, CompactBufferAllocation, LowerOpaqueBlock), then Simplify,
