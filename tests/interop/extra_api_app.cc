@@ -165,6 +165,8 @@ TEST(ExtraApiApp, DeepCopy) {
   List<Any> cyc2 = DeepCopy(cyc).cast<List<Any>>();
   EXPECT_TRUE(cyc2[1].cast<List<Any>>().same_as(cyc2));
   EXPECT_EQ(std::string(ReprPrint(cyc2)), "[1, ...]");  // the list being printed shows as ...
+  cyc.Set(1, nullptr);  // break the cycles (refcounting would leak them)
+  cyc2.Set(1, nullptr);
 }
 
 TEST(ExtraApiApp, JsonGraphRoundTrip) {

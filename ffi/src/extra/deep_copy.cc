@@ -18,7 +18,7 @@ namespace ffi {
 namespace {
 using namespace extra_detail;  // NOLINT(build/namespaces)
 
-constexpr int kMaxDepth = 5000;
+constexpr int kMaxDepth = 1000;
 
 class Copier {
  public:

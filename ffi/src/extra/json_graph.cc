@@ -18,6 +18,24 @@ namespace ffi {
 namespace {
 using namespace extra_detail;  // NOLINT(build/namespaces)
 
+constexpr int kMaxDepth = 1000;
+
+/*! \brief Counts nesting of a recursive walk; ValueError past kMaxDepth. */
+class DepthGuard {
+ public:
+  explicit DepthGuard(int* depth) : depth_(depth) {
+    if (++*depth_ > kMaxDepth) {
+      --*depth_;
+      TVM_FFI_THROW(ValueError) << "JSON graph: maximum nesting depth (" << kMaxDepth
+                                << ") exceeded";
+    }
+  }
+  ~DepthGuard() { --*depth_; }
+
+ private:
+  int* depth_;
+};
+
 const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 std::string Base64Encode(std::string_view in) {
@@ -89,85 +107,93 @@ bool IsInlineField(int32_t ti) {
          ti == kTVMFFIDataType;
 }
 
+// Small out-of-line helpers keep GraphWriter::Node's frame small (it recurses once per level;
+// under ASan every String temporary of an inline body would sit in that frame).
+__attribute__((noinline)) void SetKey(json::Object* node, const char* key, Any value) {
+  node->Set(String(key), std::move(value));
+}
+__attribute__((noinline)) void SetType(json::Object* node, int32_t ti) {
+  node->Set(String("type"), String(TypeKey(ti)));
+}
+
+[[noreturn]] __attribute__((noinline)) void CycleError(int32_t ti) {
+  TVM_FFI_THROW(ValueError) << "Cycle detected during serialization: a "
+                            << (ti == kTVMFFIList ? "List" : "Dict") << " contains itself";
+}
+
+/*! \brief Node of a value without children (POD, string, bytes, shape). */
+__attribute__((noinline)) void LeafNode(const Any& v, int32_t ti, json::Object* node) {
+  const TVMFFIAny* raw = v.raw();
+  switch (ti) {
+    case kTVMFFINone:
+      SetType(node, ti);
+      return;
+    case kTVMFFIBool:
+    case kTVMFFIInt:
+    case kTVMFFIFloat:
+      SetType(node, ti);
+      SetKey(node, "data", v);
+      return;
+    case kTVMFFIDataType:
+      SetType(node, ti);
+      SetKey(node, "data", String(DTypeString(raw->v_dtype)));
+      return;
+    case kTVMFFIDevice:
+      SetType(node, ti);
+      SetKey(node, "data", json::Array{static_cast<int64_t>(raw->v_device.device_type),
+                                       static_cast<int64_t>(raw->v_device.device_id)});
+      return;
+    case kTVMFFISmallStr:
+    case kTVMFFIStr:
+      SetType(node, kTVMFFIStr);
+      SetKey(node, "data", String(BytesView(v)));
+      return;
+    case kTVMFFISmallBytes:
+    case kTVMFFIBytes:
+      SetType(node, kTVMFFIBytes);
+      SetKey(node, "data", String(Base64Encode(BytesView(v))));
+      return;
+    case kTVMFFIShape: {
+      SetType(node, ti);
+      json::Array data;
+      for (int64_t d : v.cast<Shape>()) data.push_back(d);
+      SetKey(node, "data", data);
+      return;
+    }
+    default:
+      TVM_FFI_THROW(RuntimeError) << "Cannot serialize type `" << TypeKey(ti) << "`";
+  }
+}
+
 class GraphWriter {
  public:
   int64_t Node(const Any& v) {
     auto it = index_.find(v);
     if (it != index_.end()) return it->second;
+    DepthGuard guard(&depth_);
     int32_t ti = v.type_index();
     json::Object node;
-    const TVMFFIAny* raw = v.raw();
-    switch (ti) {
-      case kTVMFFINone:
-        node.Set(String("type"), String(TypeKey(ti)));
-        break;
-      case kTVMFFIBool:
-      case kTVMFFIInt:
-      case kTVMFFIFloat:
-        node.Set(String("type"), String(TypeKey(ti)));
-        node.Set(String("data"), v);
-        break;
-      case kTVMFFIDataType:
-        node.Set(String("type"), String(TypeKey(ti)));
-        node.Set(String("data"), String(DTypeString(raw->v_dtype)));
-        break;
-      case kTVMFFIDevice:
-        node.Set(String("type"), String(TypeKey(ti)));
-        node.Set(String("data"), json::Array{static_cast<int64_t>(raw->v_device.device_type),
-                                             static_cast<int64_t>(raw->v_device.device_id)});
-        break;
-      case kTVMFFISmallStr:
-      case kTVMFFIStr:
-        node.Set(String("type"), String(TypeKey(kTVMFFIStr)));
-        node.Set(String("data"), String(BytesView(v)));
-        break;
-      case kTVMFFISmallBytes:
-      case kTVMFFIBytes:
-        node.Set(String("type"), String(TypeKey(kTVMFFIBytes)));
-        node.Set(String("data"), String(Base64Encode(BytesView(v))));
-        break;
-      case kTVMFFIArray:
-      case kTVMFFIList: {
-        node.Set(String("type"), String(TypeKey(ti)));
-        const void* p = raw->v_obj;
-        if (ti == kTVMFFIList && !open_.insert(p).second) {
-          TVM_FFI_THROW(ValueError) << "Cycle detected during serialization: a List contains itself";
-        }
-        json::Array data;
+    if (ti == kTVMFFIArray || ti == kTVMFFIList || ti == kTVMFFIMap || ti == kTVMFFIDict) {
+      SetType(&node, ti);
+      const void* p = v.raw()->v_obj;
+      bool mutable_container = ti == kTVMFFIList || ti == kTVMFFIDict;
+      if (mutable_container && !open_.insert(p).second) CycleError(ti);
+      json::Array data;
+      if (ti == kTVMFFIArray || ti == kTVMFFIList) {
         for (const Any& x : SequenceItems(v)) data.push_back(Node(x));
-        open_.erase(p);
-        node.Set(String("data"), data);
-        break;
-      }
-      case kTVMFFIMap:
-      case kTVMFFIDict: {
-        node.Set(String("type"), String(TypeKey(ti)));
-        const void* p = raw->v_obj;
-        if (ti == kTVMFFIDict && !open_.insert(p).second) {
-          TVM_FFI_THROW(ValueError) << "Cycle detected during serialization: a Dict contains itself";
-        }
-        json::Array data;
+      } else {
         for (const auto& kv : MapItems(v)) {
           data.push_back(Node(kv.first));
           data.push_back(Node(kv.second));
         }
-        open_.erase(p);
-        node.Set(String("data"), data);
-        break;
       }
-      case kTVMFFIShape: {
-        node.Set(String("type"), String(TypeKey(ti)));
-        json::Array data;
-        for (int64_t d : v.cast<Shape>()) data.push_back(d);
-        node.Set(String("data"), data);
-        break;
-      }
-      default:
-        if (ti < kTVMFFIStaticObjectBegin) {
-          TVM_FFI_THROW(RuntimeError) << "Cannot serialize type `" << TypeKey(ti) << "`";
-        }
-        node.Set(String("type"), String(TypeKey(ti)));
-        node.Set(String("data"), ObjectData(v, ti));
+      if (mutable_container) open_.erase(p);
+      SetKey(&node, "data", data);
+    } else if (ti >= kTVMFFIStaticObjectBegin && !IsStr(ti) && !IsBytes(ti) && ti != kTVMFFIShape) {
+      SetType(&node, ti);
+      SetKey(&node, "data", ObjectData(v, ti));
+    } else {
+      LeafNode(v, ti, &node);
     }
     int64_t idx = static_cast<int64_t>(nodes_.size());
     nodes_.push_back(node);
@@ -211,6 +237,7 @@ class GraphWriter {
 
   std::unordered_map<Any, int64_t, AnyHash, AnyEqual> index_;
   std::unordered_set<const void*> open_;
+  int depth_ = 0;
 };
 
 class GraphReader {
@@ -244,6 +271,7 @@ class GraphReader {
       TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: node " << i << " refers to itself";
     }
     state_[i] = 1;
+    DepthGuard guard(&depth_);
     Any v = Decode(nodes_[i].cast<json::Object>());
     decoded_[i] = v;
     state_[i] = 2;
@@ -364,6 +392,7 @@ class GraphReader {
   json::Array nodes_;
   std::vector<Any> decoded_;
   std::vector<int8_t> state_;
+  int depth_ = 0;
 };
 
 }  // namespace

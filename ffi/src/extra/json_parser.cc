@@ -21,7 +21,7 @@ namespace json {
 namespace {
 
 /*! \brief Nesting deeper than this is refused (an error, not a stack overflow). */
-constexpr int kMaxDepth = 10000;
+constexpr int kMaxDepth = 1000;
 
 class Reader {
  public:

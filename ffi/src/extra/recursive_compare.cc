@@ -20,7 +20,7 @@ namespace ffi {
 namespace {
 using namespace extra_detail;  // NOLINT(build/namespaces)
 
-constexpr int kMaxDepth = 5000;
+constexpr int kMaxDepth = 1000;
 
 /*! \brief Signals "these maps differ" from deep inside an ordering (no order exists). */
 struct MapOrderError {};

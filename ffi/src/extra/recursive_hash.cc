@@ -22,7 +22,7 @@ using namespace extra_detail;  // NOLINT(build/namespaces)
 using details::StableHashBytes;
 using details::StableHashCombine;
 
-constexpr int kMaxDepth = 5000;
+constexpr int kMaxDepth = 1000;
 
 class Hasher {
  public:

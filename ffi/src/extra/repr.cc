@@ -21,7 +21,7 @@ namespace ffi {
 namespace {
 using namespace extra_detail;  // NOLINT(build/namespaces)
 
-constexpr int kMaxDepth = 5000;
+constexpr int kMaxDepth = 1000;
 
 const char* DeviceName(int type) {
   switch (type) {
