@@ -3,7 +3,7 @@
  * by value, as seen by the headers this file is compiled against: object size, where the
  * TVMFFIObject header and `imports_` sit, the vtable slot of every virtual function (with the
  * exact signature: a const or parameter mismatch fails to compile), and the sizes of
- * Optional<Function>, Optional<String>, Array<Any>, Map<String, Function>.
+ * Optional<Function>, Optional<String>, Optional<int>, Optional<double>, Array<Any>, Map<String, Function>.
  * Built against our headers and against apache-tvm-ffi's (like abi_dump.cc); no library is
  * needed: nothing here is called.
  */
@@ -75,6 +75,9 @@ void Dump() {
   SLOT(ClearImports, void (ModuleObj::*)());
   std::printf("cxx sizeof Optional<Function> %zu\n", sizeof(Optional<Function>));
   std::printf("cxx sizeof Optional<String> %zu\n", sizeof(Optional<String>));
+  // Passed by reference to json::Stringify (extra C++ API): Any-backed in 0.1.16 headers.
+  std::printf("cxx sizeof Optional<int> %zu\n", sizeof(Optional<int>));
+  std::printf("cxx sizeof Optional<double> %zu\n", sizeof(Optional<double>));
   std::printf("cxx sizeof Array<Any> %zu\n", sizeof(Array<Any>));
   std::printf("cxx sizeof Map<String,Function> %zu\n", sizeof(Map<String, Function>));
   std::printf("cxx sizeof String %zu\n", sizeof(String));

@@ -17,8 +17,8 @@ def test_reference_exports_its_c_abi_as_listed():
 
 
 def test_reference_exports_the_listed_cxx_names():
-    # The reference exports more C++ (json, structural equality ...); the manifest lists the
-    # ModuleObj/Module names we export too, and each must be the reference's exact name.
+    # The reference exports more C++ (structural equality ...); the manifest lists the
+    # C++ names we export too, and each must be the reference's exact name.
     _, exports = abi_check.manifest_sections()
     cxx = [s for s in exports if not abi_check.is_c_symbol(s)]
     actual = set(abi_check.exported_symbols())

@@ -31,8 +31,15 @@ class Optional;
 namespace details {
 template <typename T>
 constexpr bool kOptionalAsPointer = std::is_base_of_v<ObjectRef, T>;
+/*!
+ * \brief Values an Any can hold (strings, numbers, dtypes, devices) live in an Any, None =
+ * nothing: the layout apache-tvm-ffi 0.1.16 uses (16 bytes), e.g. for the
+ * `const Optional<int>&` parameter of json::Stringify.
+ */
 template <typename T>
-constexpr bool kOptionalAsAny = std::is_same_v<T, String> || std::is_same_v<T, Bytes>;
+constexpr bool kOptionalAsAny = std::is_same_v<T, String> || std::is_same_v<T, Bytes> ||
+                                (std::is_arithmetic_v<T> && !std::is_same_v<T, char>) ||
+                                std::is_same_v<T, DLDataType> || std::is_same_v<T, DLDevice>;
 
 [[noreturn]] inline void ThrowEmptyOptional() {
   TVM_FFI_THROW(RuntimeError) << "value() of an empty Optional";
@@ -118,7 +125,7 @@ class Optional<T, std::enable_if_t<details::kOptionalAsPointer<T>>>
   T data_;
 };
 
-/*! \brief String/Bytes form: an Any holding the value, None = nothing. */
+/*! \brief Any-storable form (String, Bytes, numbers, DLDataType, DLDevice): an Any, None = nothing. */
 template <typename T>
 class Optional<T, std::enable_if_t<details::kOptionalAsAny<T>>>
     : public OptionalCommon<Optional<T>, T> {
