@@ -11,7 +11,7 @@ from . import base
 
 # The tvm subpackages (and modules) that need libtvm_compiler.
 COMPILER_SUBPACKAGES = ("te", "tir", "s_tir", "ir", "arith", "target", "driver", "transform",
-                        "compile", "contrib")
+                        "compile", "contrib", "relax", "topi")
 
 
 class CompilerNotAvailableError(ImportError):

@@ -369,7 +369,8 @@ class CUDACodeGen {
 std::string CodegenCUDASource(const IRModule& mod) {
   CUDACodeGen cg;
   for (const auto& kv : mod->functions) {
-    PrimFunc f = kv.second;
+    PrimFunc f = AsPrimFunc(kv.second);
+    if (!f.defined()) TVM_FFI_THROW(TypeError) << "codegen: " << std::string(kv.first) << " is not a PrimFunc";
     std::optional<Any> cc = f->attrs.Get(String("calling_conv"));
     std::optional<String> ccs = cc.has_value() ? cc->as<String>() : std::nullopt;
     if (!ccs.has_value() || std::string(*ccs) != "device_kernel") {

@@ -35,7 +35,8 @@ std::string CodegenLLVMText(const IRModule& mod, const std::string& triple, cons
   CodeGen cg;
   cg.fast_math_ = FastMathFlags(fast_math);
   for (const auto& kv : mod->functions) {
-    PrimFunc f = kv.second;
+    PrimFunc f = AsPrimFunc(kv.second);
+    if (!f.defined()) TVM_FFI_THROW(TypeError) << "codegen: " << std::string(kv.first) << " is not a PrimFunc";
     cg.AddFunction(f, f.GlobalSymbol(std::string(kv.first)));
   }
   return cg.Finish(triple);

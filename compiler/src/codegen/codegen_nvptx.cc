@@ -199,7 +199,8 @@ class NVPTXCodeGen : public CodeGen {
 std::string CodegenNVPTXText(const IRModule& mod) {
   NVPTXCodeGen cg;
   for (const auto& kv : mod->functions) {
-    PrimFunc f = kv.second;
+    PrimFunc f = AsPrimFunc(kv.second);
+    if (!f.defined()) TVM_FFI_THROW(TypeError) << "codegen: " << std::string(kv.first) << " is not a PrimFunc";
     std::optional<Any> cc = f->attrs.Get(String("calling_conv"));
     std::optional<String> ccs = cc.has_value() ? cc->as<String>() : std::nullopt;
     if (!ccs.has_value() || std::string(*ccs) != "device_kernel") {

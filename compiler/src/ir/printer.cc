@@ -3,6 +3,7 @@
  * reflection-based fallback ("Type(field=..., ...)") for everything else.
  */
 #include <tvm/ir/reflection.h>
+#include <tvm/relax/expr.h>
 #include <tvm/tir/ir.h>
 
 #include <iomanip>
@@ -12,6 +13,9 @@
 #include "../support/registry.h"
 
 namespace tvm {
+namespace relax {
+std::string AsRelaxText(const ObjectRef& node, const std::string& name);
+}  // namespace relax
 namespace {
 
 class Printer {
@@ -60,9 +64,19 @@ class Printer {
       return;
     }
     if (auto f = v.as<PrimFunc>()) return Func(*f, "main", 0);
+    if (auto o = v.as<ObjectRef>(); o && std::string((*o)->GetTypeKey()).rfind("relax.", 0) == 0) {
+      os << relax::AsRelaxText(*o, "main");
+      return;
+    }
     if (auto m = v.as<IRModule>()) {
       os << "# IRModule\n";
-      for (const auto& kv : (*m)->functions) Func(kv.second, std::string(kv.first), 0);
+      for (const auto& kv : (*m)->functions) {
+        if (PrimFunc f = AsPrimFunc(kv.second); f.defined()) {
+          Func(f, std::string(kv.first), 0);
+        } else {
+          PrintRelaxFunction(kv.second, std::string(kv.first));
+        }
+      }
       return;
     }
     if (auto o = v.as<ObjectRef>()) return Generic(*o);
@@ -369,6 +383,8 @@ class Printer {
     }
     St(b->body, in);
   }
+
+  void PrintRelaxFunction(const ObjectRef& f, const std::string& name) { os << relax::AsRelaxText(f, name); }
 
   void Func(const PrimFunc& f, const std::string& name, int ind) {
     Indent(ind);

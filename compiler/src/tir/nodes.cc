@@ -610,7 +610,14 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     attrs.Set(String(key), value);
     return MakePrimFunc(f->params, f->buffer_map, f->body, attrs);
   });
-  RegisterCompilerGlobal("ir.IRModule", [](Map<String, PrimFunc> funcs) {
+  RegisterCompilerGlobal("ir.IRModule", [](Map<String, ObjectRef> funcs) {
+    for (const auto& kv : funcs) {
+      std::string key = kv.second.defined() ? std::string(kv.second->GetTypeKey()) : "None";
+      if (key != "tir.PrimFunc" && key != "relax.expr.Function") {
+        TVM_FFI_THROW(TypeError) << "IRModule: " << std::string(kv.first) << " is a " << key
+                                 << ", not a tir.PrimFunc or relax.Function";
+      }
+    }
     ObjectPtr<IRModuleNode> n = make_object<IRModuleNode>();
     n->functions = funcs;
     return IRModule(n);

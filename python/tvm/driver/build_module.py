@@ -362,10 +362,18 @@ def _compile_device(func_or_mod, target, jit):
     return exe
 
 
+def _has_relax(mod):
+    return any(type(f).__name__ == "Function" and type(f).__module__.startswith("tvm.relax")
+               for f in mod.functions.values())
+
+
 def compile(func_or_mod, target=None, *, jit=False, **kwargs):  # noqa: A001
     """Compiles a PrimFunc/IRModule for `target` (default "llvm", the host CPU). For a GPU
     target ("cuda -arch=sm_90") the kernels become PTX in an imported "cuda" module and the
     host code (compiled for the target's host, "llvm" by default) launches them."""
+    if isinstance(func_or_mod, IRModule) and _has_relax(func_or_mod):
+        from .. import relax  # a graph-level module: bytecode + kernels (relax.build)
+        return relax.build(func_or_mod, target, **kwargs)
     target = Target(target or "llvm")
     if target.is_device:
         return _compile_device(func_or_mod, target, jit)

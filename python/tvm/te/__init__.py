@@ -70,7 +70,13 @@ def reduce_axis(dom, name="rv"):
     if isinstance(begin, int) and isinstance(end, int):
         extent = end - begin
     else:
-        extent = convert(end, "int32") - convert(begin, "int32")
+        # The index type is the bounds' (int64 for int64 shapes, as Relax makes them).
+        dtype = "int64" if any(isinstance(v, PrimExpr) and str(v.dtype) == "int64"
+                               for v in (begin, end)) else "int32"
+        begin, end = convert(begin, dtype), convert(end, dtype)
+        extent = end - begin
+        if isinstance(begin, _tir.IntImm) and int(begin.value) == 0:
+            extent = end
     return _tir.IterVar((begin, extent), name, _tir.IterVar.CommReduce)
 
 

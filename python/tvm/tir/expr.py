@@ -357,7 +357,9 @@ class IterVar(Node):
     def __init__(self, dom, var, kind):
         begin, extent = dom
         if isinstance(var, str):
-            var = Var(var, "int32")
+            # The variable has the bounds' index type (int64 for int64 shapes).
+            wide = any(isinstance(v, PrimExpr) and str(v.dtype) == "int64" for v in (begin, extent))
+            var = Var(var, "int64" if wide else "int32")
         self.__init_handle_by_constructor__(
             _api("tir.IterVar"), var, convert(begin, var.dtype), convert(extent, var.dtype), int(kind))
 

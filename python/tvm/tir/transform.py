@@ -8,6 +8,7 @@
 """
 
 from ..ir import _api
+from .expr import PrimFunc
 from ..ir.transform import FunctionPass, PassInfo, function_pass
 
 
@@ -23,6 +24,8 @@ def _native(name, opt_level=0, skip_config=None):
         def run(func, mod, ctx):
             if skip_config and ctx.config.get(skip_config, False):
                 return func
+            if not isinstance(func, PrimFunc):
+                return func  # relax functions pass through TIR passes
             return fn(func)
         return FunctionPass(run, PassInfo(opt_level, "tir." + name))
     make.__name__ = name
@@ -53,6 +56,9 @@ def MakePackedAPI():  # noqa: N802 (TVM's name)
     def run(mod, ctx):
         out = {}
         for name, func in mod.functions.items():
+            if not isinstance(func, PrimFunc):
+                out[str(name)] = func
+                continue
             attrs = func.attrs
             symbol = str(attrs["global_symbol"]) if "global_symbol" in attrs else str(name)
             out[str(name)] = fn(func, symbol)

@@ -415,9 +415,13 @@ class PrimFunc : public ObjectRef {
   std::string GlobalSymbol(const std::string& fallback) const;
 };
 
+/*!
+ * \brief Named functions: tir.PrimFunc and relax.Function values (TVM's BaseFunc). Passes over
+ * one kind skip the other (AsPrimFunc).
+ */
 class IRModuleNode : public Object {
  public:
-  Map<String, PrimFunc> functions;
+  Map<String, ObjectRef> functions;
   TVM_TIR_NODE(IRModuleNode, "ir.IRModule", Object);
 };
 
@@ -425,6 +429,11 @@ class IRModule : public ObjectRef {
  public:
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(IRModule, ObjectRef, IRModuleNode);
 };
+
+/*! \brief `f` as a PrimFunc, or a null PrimFunc when it is another kind of function. */
+inline PrimFunc AsPrimFunc(const ObjectRef& f) {
+  return f.as<PrimFuncNode>() ? UncheckedCast<PrimFunc>(f) : PrimFunc();
+}
 
 // ------------------------------------------------------------------------------------------
 // TE

@@ -257,7 +257,11 @@ std::string Identifier(const std::string& s) {
 IRModule SplitHostDevice(const IRModule& mod) {
   ObjectPtr<IRModuleNode> out = make_object<IRModuleNode>();
   for (const auto& kv : mod->functions) {
-    PrimFunc f = kv.second;
+    PrimFunc f = AsPrimFunc(kv.second);
+    if (!f.defined()) {  // relax functions pass through
+      out->functions.Set(kv.first, kv.second);
+      continue;
+    }
     std::optional<Any> t = f->attrs.Get(String("target"));
     std::optional<Target> target = t.has_value() ? t->as<Target>() : std::nullopt;
     std::optional<Any> cc = f->attrs.Get(String("calling_conv"));

@@ -1,0 +1,206 @@
+"""relax.BlockBuilder: builds Relax functions binding by binding (TVM's API).
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((n, 784), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.matmul(x, w))
+            gv = bb.emit_output(relax.op.nn.relu(lv))
+        bb.emit_func_output(gv)
+    mod = bb.get()
+
+Every emitted expression is normalized (its struct info inferred by the operator's C++ rule),
+so shape and dtype errors surface at the emit that causes them. `call_te` turns a TE
+function into a PrimFunc of the module and emits its call_tir.
+"""
+
+import contextlib
+
+from ..ir import IRModule, _api
+from . import expr as _expr
+
+
+class _FuncScope:
+    def __init__(self, name, params, attrs):
+        self.name = name
+        self.params = params
+        self.attrs = attrs
+        self.blocks = []
+        self.bindings = []
+        self.dataflow = False
+
+
+class BlockBuilder:
+    """Builds an IRModule of Relax functions and the PrimFuncs they call."""
+
+    def __init__(self, mod=None):
+        self._funcs = {}
+        if mod is not None:
+            for name, func in mod.functions.items():
+                self._funcs[str(name)] = func
+        self._scope = None
+        self._counter = {}
+
+    @staticmethod
+    def current():
+        return _CURRENT[-1] if _CURRENT else None
+
+    # ---------------------------------------------------------------- scopes
+
+    @contextlib.contextmanager
+    def function(self, name, params=None, attrs=None, pure=True):
+        """A function scope; end it with emit_func_output (inside the with)."""
+        if self._scope is not None:
+            raise RuntimeError("BlockBuilder: functions do not nest")
+        params = None if params is None else list(params)
+        self._scope = _FuncScope(str(name), params, dict(attrs or {}))
+        self._scope.pure = pure
+        _CURRENT.append(self)
+        try:
+            yield self
+            if self._scope is not None and str(name) not in self._funcs:
+                raise RuntimeError("BlockBuilder: function %s ended without emit_func_output" % name)
+        finally:
+            _CURRENT.pop()
+            self._scope = None
+
+    @contextlib.contextmanager
+    def dataflow(self):
+        """A DataflowBlock: pure bindings; only emit_output values are visible after it."""
+        s = self._need_scope()
+        if s.dataflow:
+            raise RuntimeError("BlockBuilder: dataflow blocks do not nest")
+        self._flush()
+        s.dataflow = True
+        try:
+            yield self
+        finally:
+            if s.bindings:
+                s.blocks.append(_expr.DataflowBlock(s.bindings))
+            s.bindings = []
+            s.dataflow = False
+
+    def _need_scope(self):
+        if self._scope is None:
+            raise RuntimeError("BlockBuilder: emit outside a function scope")
+        return self._scope
+
+    def _flush(self):
+        s = self._scope
+        if s.bindings:
+            s.blocks.append(_expr.BindingBlock(s.bindings))
+            s.bindings = []
+
+    def _name(self, hint):
+        n = self._counter.get(hint, 0)
+        self._counter[hint] = n + 1
+        return "%s%d" % (hint, n)
+
+    # ---------------------------------------------------------------- emission
+
+    def normalize(self, expr):
+        """`expr` with struct info (the operators' inference rules)."""
+        return _api("relax.Normalize")(_expr.convert(expr))
+
+    def emit(self, expr, name_hint=""):
+        """Binds `expr` to a new variable (a DataflowVar inside a dataflow block)."""
+        s = self._need_scope()
+        expr = self.normalize(expr)
+        cls = _expr.DataflowVar if s.dataflow else _expr.Var
+        var = cls(name_hint or self._name("lv" if s.dataflow else "gv"), expr.struct_info)
+        s.bindings.append(_expr.VarBinding(var, expr))
+        return var
+
+    def emit_output(self, output, name_hint=""):
+        """In a dataflow block: binds `output` to a variable visible after the block."""
+        s = self._need_scope()
+        if not s.dataflow:
+            raise RuntimeError("BlockBuilder: emit_output is for dataflow blocks")
+        if isinstance(output, (list, tuple)):
+            output = _expr.Tuple(list(output))
+        expr = self.normalize(output)
+        var = _expr.Var(name_hint or self._name("gv"), expr.struct_info)
+        s.bindings.append(_expr.VarBinding(var, expr))
+        return var
+
+    def match_cast(self, value, struct_info, name_hint=""):
+        """Binds `value` after checking (at run time) that it matches `struct_info`; new
+        symbolic variables in `struct_info` are defined by the match."""
+        s = self._need_scope()
+        value = self.normalize(value)
+        cls = _expr.DataflowVar if s.dataflow else _expr.Var
+        var = cls(name_hint or self._name("lv" if s.dataflow else "gv"), struct_info)
+        s.bindings.append(_expr.MatchCast(var, value, struct_info))
+        return var
+
+    def emit_func_output(self, output, params=None):
+        """Ends the function: `output` (an Expr or a list of them, a tuple) is its result."""
+        s = self._need_scope()
+        if s.dataflow:
+            raise RuntimeError("BlockBuilder: emit_func_output inside a dataflow block")
+        if params is not None:
+            if s.params is not None:
+                raise RuntimeError("BlockBuilder: params given twice")
+            s.params = list(params)
+        if s.params is None:
+            raise RuntimeError("BlockBuilder: the function's params were never given")
+        if isinstance(output, (list, tuple)):
+            output = _expr.Tuple(list(output))
+        self._flush()
+        output = self.normalize(output)
+        body = _expr.SeqExpr(s.blocks, output)
+        attrs = dict(s.attrs)
+        attrs.setdefault("global_symbol", s.name)
+        func = _expr.Function(s.params, body, None, getattr(s, "pure", True), attrs)
+        self._funcs[s.name] = func
+        return func
+
+    # ---------------------------------------------------------------- module
+
+    def add_func(self, func, func_name):
+        """Adds a PrimFunc or Relax function; returns its GlobalVar (name made unique)."""
+        name = str(func_name)
+        base, k = name, 1
+        while name in self._funcs and not self._funcs[name].same_as(func):
+            name = "%s%d" % (base, k)
+            k += 1
+        self._funcs[name] = func
+        return _expr.GlobalVar(name)
+
+    def update_func(self, gvar, func):
+        self._funcs[str(gvar.name_hint)] = func
+
+    def get(self):
+        """The IRModule built so far."""
+        return IRModule(dict(self._funcs))
+
+    def call_te(self, te_func, *args, primfunc_name_hint=None, **kwargs):
+        """The call_tir of a PrimFunc made from `te_func(*tensors, **kwargs)`: each tensor
+        argument becomes a te.placeholder of its (symbolic) shape and dtype."""
+        from .. import te
+
+        placeholders, tensor_args = [], []
+        for i, a in enumerate(args):
+            a = _expr.convert(a)
+            sinfo = self.normalize(a).struct_info
+            if not isinstance(sinfo, _expr.TensorStructInfo) or not sinfo.shape_known:
+                raise TypeError("call_te: argument %d must be a tensor of known shape" % i)
+            placeholders.append(te.placeholder(list(sinfo.shape), str(sinfo.dtype), "arg%d" % i))
+            tensor_args.append(a)
+        outs = te_func(*placeholders, **kwargs)
+        multi = isinstance(outs, (list, tuple))
+        outs = list(outs) if multi else [outs]
+        func = te.create_prim_func(placeholders + outs)
+        name = primfunc_name_hint or getattr(te_func, "__name__", "te_func")
+        gvar = self.add_func(func.with_attr("global_symbol", name), name)
+        # the symbol must be the (possibly uniquified) module name
+        self._funcs[str(gvar.name_hint)] = func.with_attr("global_symbol", str(gvar.name_hint))
+        out_sinfo = [_expr.TensorStructInfo(list(o.shape), str(o.dtype)) for o in outs]
+        from .op import call_tir
+        return call_tir(gvar, tensor_args, out_sinfo if multi else out_sinfo[0])
+
+    def emit_te(self, te_func, *args, **kwargs):
+        return self.emit(self.call_te(te_func, *args, **kwargs))
+
+
+_CURRENT = []

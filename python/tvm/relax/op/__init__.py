@@ -1,0 +1,125 @@
+"""Relax operators (TVM's tvm.relax.op): each returns a Call of the registered operator;
+struct info comes from the operator's C++ inference rule when the call is normalized
+(relax.BlockBuilder.emit). Attribute names follow TVM."""
+
+from ..expr import Call, ExternFunc, GlobalVar, ShapeExpr, StructInfo, Tuple, convert
+from . import nn  # noqa: F401
+
+
+def _call(name, args, attrs=None, sinfo_args=None):
+    return Call("relax." + name, [convert(a) for a in args], attrs, sinfo_args)
+
+
+def _unary(name):
+    def op(x):
+        return _call(name, [x])
+    op.__name__ = name
+    op.__doc__ = "Elementwise %s." % name
+    return op
+
+
+def _binary(name):
+    def op(x1, x2):
+        return _call(name, [x1, x2])
+    op.__name__ = name
+    op.__doc__ = "Elementwise %s with numpy broadcasting." % name
+    return op
+
+
+for _n in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "negative", "abs",
+           "floor", "ceil", "round", "sign", "square", "reciprocal", "logical_not"):
+    globals()[_n] = _unary(_n)
+for _n in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
+           "floor_mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "logical_and", "logical_or"):
+    globals()[_n] = _binary(_n)
+del _n
+
+
+def clip(x, min, max):  # noqa: A002 - TVM's names
+    return _call("clip", [x], {"min": float(min), "max": float(max)})
+
+
+def where(condition, x1, x2):
+    return _call("where", [condition, x1, x2])
+
+
+def astype(x, dtype):
+    import tvm_ffi
+    return _call("astype", [x], {"dtype": tvm_ffi.dtype(str(dtype))})
+
+
+def matmul(x1, x2, out_dtype=None):
+    import tvm_ffi
+    attrs = {} if out_dtype is None else {"out_dtype": tvm_ffi.dtype(str(out_dtype))}
+    return _call("matmul", [x1, x2], attrs)
+
+
+def reshape(x, shape):
+    if not isinstance(shape, ShapeExpr):
+        shape = ShapeExpr(list(shape))
+    return _call("reshape", [x, shape])
+
+
+def permute_dims(x, axes=None):
+    return _call("permute_dims", [x], {"axes": None if axes is None else [int(a) for a in axes]})
+
+
+def expand_dims(x, axis):
+    return _call("expand_dims", [x], {"axis": axis if isinstance(axis, int) else [int(a) for a in axis]})
+
+
+def squeeze(x, axis=None):
+    if axis is not None and not isinstance(axis, int):
+        axis = [int(a) for a in axis]
+    return _call("squeeze", [x], {"axis": axis})
+
+
+def flatten(x):
+    return _call("flatten", [x])
+
+
+def concat(tensors, axis=0):
+    if not isinstance(tensors, Tuple):
+        tensors = Tuple(list(tensors))
+    return _call("concat", [tensors], {"axis": int(axis)})
+
+
+def _reduce(name):
+    def op(x, axis=None, keepdims=False):
+        if axis is not None and not isinstance(axis, int):
+            axis = [int(a) for a in axis]
+        return _call(name, [x], {"axis": axis, "keepdims": bool(keepdims)})
+    op.__name__ = name
+    op.__doc__ = "%s over `axis` (all axes when None)." % name
+    return op
+
+
+sum = _reduce("sum")  # noqa: A001 - TVM's name
+mean = _reduce("mean")
+max = _reduce("max")  # noqa: A001
+min = _reduce("min")  # noqa: A001
+prod = _reduce("prod")
+
+
+def call_tir(gvar, args, out_sinfo):
+    """Calls PrimFunc `gvar` in destination-passing style: outputs of `out_sinfo` (a
+    TensorStructInfo or a list of them) are allocated and passed after `args`."""
+    if isinstance(out_sinfo, (list, tuple)):
+        out_sinfo = out_sinfo[0] if len(out_sinfo) == 1 else __import__(
+            "tvm.relax.expr", fromlist=["TupleStructInfo"]).TupleStructInfo(list(out_sinfo))
+    if not isinstance(args, Tuple):
+        args = Tuple(list(args) if isinstance(args, (list, tuple)) else [args])
+    return Call("relax.call_tir", [gvar, args], None, [out_sinfo])
+
+
+def call_dps_packed(func, args, out_sinfo):
+    """Calls a packed function (by name or ExternFunc) in destination-passing style."""
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    if isinstance(out_sinfo, (list, tuple)):
+        from ..expr import TupleStructInfo
+        out_sinfo = out_sinfo[0] if len(out_sinfo) == 1 else TupleStructInfo(list(out_sinfo))
+    if not isinstance(args, Tuple):
+        args = Tuple(list(args) if isinstance(args, (list, tuple)) else [args])
+    return Call("relax.call_dps_packed", [func, args], None, [out_sinfo])

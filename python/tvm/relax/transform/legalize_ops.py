@@ -1,0 +1,222 @@
+"""LegalizeOps: every operator call becomes a call_tir of a PrimFunc made from its TE
+definition (tvm.topi), added to the module. Operators keep their C++ inference; the
+legalization of each is registered here by name (TVM's FLegalize)."""
+
+from ... import topi
+from ...ir import IRModule
+from .. import expr as _expr
+from ..block_builder import BlockBuilder
+
+LEGALIZE = {}
+
+
+def register_legalize(op_name, fn=None):
+    """Registers `fn(bb, call) -> Expr` as the legalization of `op_name` (decorator too)."""
+    def reg(f):
+        LEGALIZE[op_name] = f
+        return f
+    return reg(fn) if fn is not None else reg
+
+
+def _attr(call, key, default=None):
+    attrs = call.attrs
+    return attrs[key] if key in attrs and attrs[key] is not None else default
+
+
+def _te(fn, name=None, **kw):
+    def legalize(bb, call):
+        return bb.call_te(fn, *call.args, primfunc_name_hint=name or fn.__name__, **kw)
+    return legalize
+
+
+for _name in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
+              "round", "abs", "negative", "square", "reciprocal", "sign", "logical_not"):
+    register_legalize("relax." + _name, _te(getattr(topi, _name)))
+for _name in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
+              "floor_mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+              "logical_and", "logical_or"):
+    register_legalize("relax." + _name, _te(getattr(topi, _name)))
+register_legalize("relax.where", _te(topi.where))
+register_legalize("relax.nn.relu", _te(topi.relu))
+register_legalize("relax.nn.gelu", _te(topi.gelu))
+register_legalize("relax.nn.gelu_tanh", _te(topi.gelu_tanh))
+register_legalize("relax.nn.silu", _te(topi.silu))
+register_legalize("relax.flatten", _te(topi.flatten))
+
+
+@register_legalize("relax.nn.leakyrelu")
+def _leaky(bb, call):
+    return bb.call_te(topi.leaky_relu, call.args[0], alpha=float(_attr(call, "alpha", 0.01)))
+
+
+@register_legalize("relax.clip")
+def _clip(bb, call):
+    return bb.call_te(topi.clip, call.args[0], a_min=float(_attr(call, "min")), a_max=float(_attr(call, "max")))
+
+
+@register_legalize("relax.astype")
+def _astype(bb, call):
+    return bb.call_te(topi.astype, call.args[0], dtype=str(_attr(call, "dtype")))
+
+
+@register_legalize("relax.matmul")
+def _matmul(bb, call):
+    od = _attr(call, "out_dtype")
+    return bb.call_te(topi.matmul, call.args[0], call.args[1], out_dtype=None if od is None else str(od))
+
+
+@register_legalize("relax.reshape")
+def _reshape(bb, call):
+    out = call.struct_info
+    return bb.call_te(topi.reshape, call.args[0], newshape=list(out.shape))
+
+
+@register_legalize("relax.permute_dims")
+def _permute(bb, call):
+    axes = _attr(call, "axes")
+    return bb.call_te(topi.transpose, call.args[0], axes=None if axes is None else [int(a) for a in axes])
+
+
+@register_legalize("relax.expand_dims")
+def _expand_dims(bb, call):
+    axis = _attr(call, "axis")
+    axis = int(axis) if isinstance(axis, int) else [int(a) for a in axis]
+    nd = len(call.struct_info.shape)
+    axes = [axis] if isinstance(axis, int) else axis
+    return bb.call_te(topi.expand_dims, call.args[0], axis=[a % nd for a in axes])
+
+
+@register_legalize("relax.squeeze")
+def _squeeze(bb, call):
+    axis = _attr(call, "axis")
+    if axis is not None and not isinstance(axis, int):
+        axis = [int(a) for a in axis]
+    return bb.call_te(topi.squeeze, call.args[0], axis=axis)
+
+
+@register_legalize("relax.concat")
+def _concat(bb, call):
+    fields = call.args[0]
+    if isinstance(fields, _expr.Tuple):
+        items = list(fields.fields)
+    else:
+        items = [_expr.TupleGetItem(fields, i) for i in range(len(fields.struct_info.fields))]
+    axis = int(_attr(call, "axis", 0))
+    return bb.call_te(lambda *ts: topi.concatenate(ts, axis), *items, primfunc_name_hint="concatenate")
+
+
+def _reduce_legalize(name):
+    def legalize(bb, call):
+        axis = _attr(call, "axis")
+        if axis is not None and not isinstance(axis, int):
+            axis = [int(a) for a in axis]
+        return bb.call_te(getattr(topi, name), call.args[0], axis=axis,
+                          keepdims=bool(_attr(call, "keepdims", False)), primfunc_name_hint=name)
+    return legalize
+
+
+for _name in ("sum", "mean", "max", "min", "prod"):
+    register_legalize("relax." + _name, _reduce_legalize(_name))
+
+
+@register_legalize("relax.nn.softmax")
+def _softmax(bb, call):
+    return bb.call_te(topi.softmax, call.args[0], axis=int(_attr(call, "axis", -1)))
+
+
+@register_legalize("relax.nn.log_softmax")
+def _log_softmax(bb, call):
+    return bb.call_te(topi.log_softmax, call.args[0], axis=int(_attr(call, "axis", -1)))
+
+
+@register_legalize("relax.nn.layer_norm")
+def _layer_norm(bb, call):
+    axes = [int(a) for a in _attr(call, "axes", [-1])]
+    return bb.call_te(topi.layer_norm, *call.args, axes=axes, epsilon=float(_attr(call, "epsilon", 1e-5)))
+
+
+del _name
+
+
+def _key(obj):
+    """Identity of an IR node (the wrapper objects differ between reads)."""
+    return obj._h
+
+
+class _Rewriter:
+    """Rebuilds a function binding by binding with a BlockBuilder, legalizing op calls."""
+
+    def __init__(self, bb):
+        self.bb = bb
+        self.vmap = {}
+
+    def expr(self, e):
+        if isinstance(e, _expr.Var):
+            return self._lookup(e)
+        if isinstance(e, _expr.Tuple):
+            return _expr.Tuple([self.expr(f) for f in e.fields])
+        if isinstance(e, _expr.TupleGetItem):
+            return _expr.TupleGetItem(self.expr(e.tuple_value), e.index)
+        if isinstance(e, _expr.Call):
+            args = [self.expr(a) for a in e.args]
+            return _expr.Call(e.op, args, dict(e.attrs), list(e.sinfo_args))
+        return e
+
+    def _lookup(self, v):
+        return self.vmap.get(_key(v), v)
+
+    def legalize(self, value):
+        value = self.expr(value)
+        if isinstance(value, _expr.Call) and isinstance(value.op, _expr.Op):
+            name = str(value.op.name)
+            if name in ("relax.call_tir", "relax.call_dps_packed"):
+                return value
+            fn = LEGALIZE.get(name)
+            if fn is None:
+                raise NotImplementedError("LegalizeOps: no legalization for %s" % name)
+            value = self.bb.normalize(value)
+            return fn(self.bb, value)
+        return value
+
+
+def legalize_function(bb, name, func):
+    rw = _Rewriter(bb)
+    with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
+        body = func.body
+        blocks = list(body.blocks) if isinstance(body, _expr.SeqExpr) else []
+        for block in blocks:
+            dataflow = isinstance(block, _expr.DataflowBlock)
+            ctx = bb.dataflow() if dataflow else None
+            if ctx:
+                ctx.__enter__()
+            try:
+                for b in block.bindings:
+                    value = rw.legalize(b.value)
+                    if isinstance(b, _expr.MatchCast):
+                        new = bb.match_cast(value, b.struct_info, str(b.var.name_hint))
+                    elif dataflow and not isinstance(b.var, _expr.DataflowVar):
+                        new = bb.emit_output(value, str(b.var.name_hint))
+                    else:
+                        new = bb.emit(value, str(b.var.name_hint))
+                    rw.vmap[_key(b.var)] = new
+            finally:
+                if ctx:
+                    ctx.__exit__(None, None, None)
+        out = rw.expr(body.body if isinstance(body, _expr.SeqExpr) else body)
+        if isinstance(out, _expr.Call):
+            out = rw.legalize(out)
+        bb.emit_func_output(out)
+
+
+def LegalizeOps():  # noqa: N802 (TVM's name)
+    """The pass: every Relax function's operator calls become call_tir of PrimFuncs."""
+    from ...ir.transform import ModulePass, PassInfo
+
+    def run(mod, ctx):
+        bb = BlockBuilder(IRModule({k: f for k, f in mod.functions.items()
+                                    if not isinstance(f, _expr.Function)}))
+        for name, func in mod.functions.items():
+            if isinstance(func, _expr.Function):
+                legalize_function(bb, str(name), func)
+        return bb.get()
+    return ModulePass(run, PassInfo(0, "relax.LegalizeOps"))

@@ -1,0 +1,278 @@
+"""relax.build: a Relax IRModule -> a VM executable plus the compiled kernels.
+
+    ex = relax.build(mod, target="llvm")            # or tvm.compile(mod, target)
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    out = vm["main"](x)
+    ex.export_library("model.so")                   # bytecode + constants + kernels, one file
+
+Lowering (after the pipeline legalized every operator into call_tir):
+  - PrimFuncs get a default schedule (tvm.relax.backend default_schedule) and are compiled
+    with tvm.compile into one library;
+  - each Relax function becomes a bytecode function (runtime/ docs/vm.md): parameters in
+    registers, symbolic dimensions read from the inputs' shapes (vm.builtin.shape_of +
+    tuple_getitem) and checked (vm.builtin.match_shape), outputs of call_tir allocated with
+    vm.builtin.empty and passed after the arguments (destination-passing style), tuples with
+    vm.builtin.make_tuple / tuple_getitem, constants in the constant pool.
+"""
+
+import tvm_ffi
+
+from .. import tir
+from ..driver.build_module import compile as _tvm_compile
+from ..ir import IRModule
+from ..runtime import vm as _rvm
+from ..runtime.vm_builder import Builder
+from ..tir import expr as _te
+from . import expr as _expr
+
+
+class _FunctionCodegen:
+    def __init__(self, b, name, func):
+        self.b = b
+        self.name = name
+        self.func = func
+        self.regs = {}       # relax Var handle -> register
+        self.dims = {}       # tir Var handle -> register holding its int value
+        self.next_reg = len(func.params)
+
+    def reg(self):
+        r = self.next_reg
+        self.next_reg += 1
+        return r
+
+    # ---- symbolic shapes ----
+    def bind_param_shapes(self):
+        b = self.b
+        for i, p in enumerate(self.func.params):
+            s = p.struct_info
+            if isinstance(s, _expr.TensorStructInfo):
+                ctx = "%s: argument %d (%s)" % (self.name, i, p.name_hint)
+                ndim = int(s.ndim)
+                b.emit_call("vm.builtin.check_tensor_info",
+                            [b.r(i), b.imm(ndim), b.c(tvm_ffi.dtype(str(s.dtype))) if str(s.dtype) != "void"
+                             else b.VOID, b.c(ctx)])
+                if not s.shape_known:
+                    continue
+                shape_reg = None
+                match_args = []
+                for k, d in enumerate(s.shape):
+                    if isinstance(d, _te.IntImm):
+                        match_args.append(b.imm(int(d.value)))
+                    elif isinstance(d, tir.Var) and d._h in self.dims:
+                        match_args.append(b.r(self.dims[d._h]))
+                    elif isinstance(d, tir.Var):
+                        if shape_reg is None:
+                            shape_reg = self.reg()
+                            b.emit_call("vm.builtin.shape_of", [b.r(i)], shape_reg)
+                        r = self.reg()
+                        b.emit_call("vm.builtin.tuple_getitem", [b.r(shape_reg), b.imm(k)], r)
+                        self.dims[d._h] = r
+                        match_args.append(b.VOID)
+                    else:
+                        raise NotImplementedError(
+                            "relax.build: parameter %s has a computed dimension %s (symbolic "
+                            "dimensions must be plain variables for now)" % (p.name_hint, d))
+                b.emit_call("vm.builtin.match_shape", [b.r(i), b.c(ctx)] + match_args)
+
+    def shape_operand(self, shape):
+        """An operand holding the Shape of `shape` (a list of PrimExpr)."""
+        b = self.b
+        if all(isinstance(d, _te.IntImm) for d in shape):
+            return b.c(tvm_ffi.Shape([int(d.value) for d in shape]))
+        args = []
+        for d in shape:
+            if isinstance(d, _te.IntImm):
+                args.append(b.imm(int(d.value)))
+            elif isinstance(d, tir.Var) and d._h in self.dims:
+                args.append(b.r(self.dims[d._h]))
+            else:
+                raise NotImplementedError("relax.build: output dimension %s is computed from the "
+                                          "inputs' dimensions (not supported yet)" % d)
+        r = self.reg()
+        b.emit_call("vm.builtin.make_shape", args, r)
+        return b.r(r)
+
+    # ---- expressions ----
+    def operand(self, e):
+        b = self.b
+        if isinstance(e, _expr.Var):
+            if e._h not in self.regs:
+                raise ValueError("relax.build: variable %s used before it is bound" % e.name_hint)
+            return b.r(self.regs[e._h])
+        if isinstance(e, _expr.Constant):
+            return b.c(e.data)
+        if isinstance(e, _expr.ShapeExpr):
+            return self.shape_operand(list(e.values))
+        if isinstance(e, _expr.PrimValue):
+            v = e.value
+            if isinstance(v, _te.IntImm):
+                return b.imm(int(v.value))
+            if isinstance(v, _te.FloatImm):
+                return b.c(float(v.value))
+            if isinstance(v, tir.Var) and v._h in self.dims:
+                return b.r(self.dims[v._h])
+            raise NotImplementedError("relax.build: computed PrimValue %s" % v)
+        if isinstance(e, _expr.StringImm):
+            return b.c(str(e.value))
+        if isinstance(e, _expr.DataTypeImm):
+            return b.c(e.value)
+        # anything else is computed into a register first
+        r = self.reg()
+        self.emit_value(e, r)
+        return b.r(r)
+
+    def alloc(self, sinfo):
+        b = self.b
+        r = self.reg()
+        b.emit_call("vm.builtin.empty", [b.VM, self.shape_operand(list(sinfo.shape)),
+                                         b.c(tvm_ffi.dtype(str(sinfo.dtype))), b.imm(0)], r)
+        return r
+
+    def emit_value(self, e, dst):
+        b = self.b
+        if isinstance(e, _expr.Call) and isinstance(e.op, _expr.Op):
+            name = str(e.op.name)
+            if name in ("relax.call_tir", "relax.call_dps_packed"):
+                callee = e.args[0]
+                fname = str(callee.name_hint) if isinstance(callee, _expr.GlobalVar) else str(callee.global_symbol)
+                args = [self.operand(a) for a in e.args[1].fields]
+                out = e.sinfo_args[0]
+                if isinstance(out, _expr.TupleStructInfo):
+                    outs = [self.alloc(f) for f in out.fields]
+                    b.emit_call(fname, args + [b.r(o) for o in outs])
+                    b.emit_call("vm.builtin.make_tuple", [b.r(o) for o in outs], dst)
+                else:
+                    o = self.alloc(out)
+                    b.emit_call(fname, args + [b.r(o)])
+                    b.emit_call("vm.builtin.identity", [b.r(o)], dst)
+                return
+            raise NotImplementedError("relax.build: operator %s was not legalized (run "
+                                      "relax.transform.LegalizeOps / the default pipeline)" % name)
+        if isinstance(e, _expr.Call):
+            if isinstance(e.op, _expr.ExternFunc):
+                b.emit_call(str(e.op.global_symbol), [self.operand(a) for a in e.args], dst)
+                return
+            if isinstance(e.op, _expr.GlobalVar):
+                b.emit_call(str(e.op.name_hint), [self.operand(a) for a in e.args], dst)
+                return
+            raise NotImplementedError("relax.build: call of %s" % type(e.op).__name__)
+        if isinstance(e, _expr.Tuple):
+            b.emit_call("vm.builtin.make_tuple", [self.operand(f) for f in e.fields], dst)
+            return
+        if isinstance(e, _expr.TupleGetItem):
+            b.emit_call("vm.builtin.tuple_getitem", [self.operand(e.tuple_value), b.imm(int(e.index))], dst)
+            return
+        if isinstance(e, (_expr.Var, _expr.Constant, _expr.ShapeExpr, _expr.PrimValue,
+                          _expr.StringImm, _expr.DataTypeImm)):
+            b.emit_call("vm.builtin.identity", [self.operand(e)], dst)
+            return
+        raise NotImplementedError("relax.build: cannot lower %s" % type(e).__name__)
+
+    def run(self):
+        b = self.b
+        params = [str(p.name_hint) for p in self.func.params]
+        for i, p in enumerate(self.func.params):
+            self.regs[p._h] = i
+        with b.function(self.name, len(params), params):
+            self.bind_param_shapes()
+            body = self.func.body
+            for block in (body.blocks if isinstance(body, _expr.SeqExpr) else []):
+                for bd in block.bindings:
+                    r = self.reg()
+                    self.emit_value(bd.value, r)
+                    if isinstance(bd, _expr.MatchCast):
+                        self.match_cast(r, bd.struct_info)
+                    self.regs[bd.var._h] = r
+            out = body.body if isinstance(body, _expr.SeqExpr) else body
+            r = self.reg()
+            self.emit_value(out, r)
+            b.emit_ret(r)
+
+    def match_cast(self, r, sinfo):
+        b = self.b
+        if not isinstance(sinfo, _expr.TensorStructInfo):
+            return
+        ctx = "%s: match_cast" % self.name
+        b.emit_call("vm.builtin.check_tensor_info",
+                    [b.r(r), b.imm(int(sinfo.ndim)), b.c(tvm_ffi.dtype(str(sinfo.dtype)))
+                     if str(sinfo.dtype) != "void" else b.VOID, b.c(ctx)])
+        if not sinfo.shape_known:
+            return
+        args, shape_reg = [], None
+        for k, d in enumerate(sinfo.shape):
+            if isinstance(d, _te.IntImm):
+                args.append(b.imm(int(d.value)))
+            elif isinstance(d, tir.Var) and d._h in self.dims:
+                args.append(b.r(self.dims[d._h]))
+            elif isinstance(d, tir.Var):
+                if shape_reg is None:
+                    shape_reg = self.reg()
+                    b.emit_call("vm.builtin.shape_of", [b.r(r)], shape_reg)
+                dr = self.reg()
+                b.emit_call("vm.builtin.tuple_getitem", [b.r(shape_reg), b.imm(k)], dr)
+                self.dims[d._h] = dr
+                args.append(b.VOID)
+            else:
+                raise NotImplementedError("relax.build: match_cast to a computed dimension %s" % d)
+        b.emit_call("vm.builtin.match_shape", [b.r(r), b.c(ctx)] + args)
+
+
+def vm_codegen(mod):
+    """The bytecode of every Relax function of `mod` (legalized), as a tvm.runtime Executable."""
+    b = Builder()
+    for name, func in mod.functions.items():
+        if isinstance(func, _expr.Function):
+            _FunctionCodegen(b, str(name), func).run()
+    return b.get()
+
+
+class VMExecutable:
+    """What relax.build returns: the bytecode executable and the compiled kernels."""
+
+    def __init__(self, bytecode, kernels):
+        self.bytecode = bytecode      # tvm.runtime.vm.Executable (no imports)
+        self.kernels = kernels        # tvm.driver Executable, or None when there are none
+
+    def _runnable(self):
+        """A copy of the bytecode executable importing the kernels (for in-process runs)."""
+        exe = _rvm.Executable.load_from_bytes(self.bytecode.save_to_bytes())
+        if self.kernels is not None:
+            exe.mod.import_module(self.kernels.mod)
+        return exe
+
+    def export_library(self, path, cc=None, options=None):
+        """One .so: kernels, with the bytecode and constants as the root module, so
+        load_module(path) gives the VM executable (also in a runtime-only process)."""
+        if self.kernels is None:
+            raise ValueError("export_library: the module has no kernels to link")
+        return self.kernels.export_library(path, cc=cc, options=options, root_module=self.bytecode.mod)
+
+    def as_text(self):
+        return self.bytecode.as_text()
+
+
+class VirtualMachine(_rvm.VirtualMachine):
+    """relax.VirtualMachine(ex, device): ex is relax.build's result or a loaded module."""
+
+    def __init__(self, rt_mod, device=None, memory="pooled"):
+        if isinstance(rt_mod, VMExecutable):
+            rt_mod = rt_mod._runnable()
+        super().__init__(rt_mod, device, memory)
+
+
+def build(mod, target=None, pipeline="default"):
+    """Compiles a Relax IRModule: the pipeline (relax.get_pipeline(name)), then kernels and
+    bytecode. Returns a VMExecutable."""
+    from .pipeline import get_pipeline
+    from ..target import Target
+
+    if not isinstance(mod, IRModule):
+        raise TypeError("relax.build expects an IRModule, got %r" % type(mod).__name__)
+    target = Target(target or "llvm")
+    if target.is_device:
+        raise NotImplementedError("relax.build: GPU targets are not supported yet (llvm only)")
+    if pipeline is not None:
+        mod = get_pipeline(pipeline)(mod) if isinstance(pipeline, str) else pipeline(mod)
+    prims = {k: f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
+    kernels = _tvm_compile(IRModule(prims), target) if prims else None
+    return VMExecutable(vm_codegen(mod), kernels)

@@ -1,0 +1,49 @@
+"""Reductions over axes (keepdims as numpy)."""
+
+from .. import te, tir
+from ..tir import expr as _e
+from ._util import normalize_axes
+
+
+def _reduce(name, combiner, post=None):
+    def op(x, axis=None, keepdims=False):
+        nd = len(x.shape)
+        axes = normalize_axes(axis, nd)
+        rvars = {a: te.reduce_axis((0, x.shape[a]), "k%d" % a) for a in axes}
+        shape = []
+        for k in range(nd):
+            if k not in axes:
+                shape.append(x.shape[k])
+            elif keepdims:
+                shape.append(_e.const(1, "int64"))
+
+        def f(*i):
+            idx, it = [], iter(i)
+            for k in range(nd):
+                if k in axes:
+                    idx.append(rvars[k])
+                    if keepdims:
+                        next(it)
+                else:
+                    idx.append(next(it))
+            r = combiner(x[tuple(idx)], axis=[rvars[a] for a in axes])
+            return post(r, [x.shape[a] for a in axes], x) if post else r
+        if not axes:
+            return te.compute(shape, lambda *i: x[i], name=name)
+        return te.compute(shape, f, name=name)
+    op.__name__ = name
+    return op
+
+
+def _mean(r, dims, x):
+    n = None
+    for d in dims:
+        n = d if n is None else n * d
+    return r / tir.cast(n, str(x.dtype))
+
+
+sum = _reduce("sum", te.sum)  # noqa: A001
+max = _reduce("max", te.max)  # noqa: A001
+min = _reduce("min", te.min)  # noqa: A001
+prod = _reduce("prod", te.prod)
+mean = _reduce("mean", te.sum, _mean)
