@@ -124,9 +124,13 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   // Map: immutable from the binding's side.
   RegisterBuiltinPacked("ffi.Map", [](PackedArgs args, Any* rv) {
     CheckPairs<Map<Any, Any>>(args, "ffi.Map");
-    std::vector<std::pair<Any, Any>> kv;
-    for (int32_t i = 0; i < args.size(); i += 2) kv.emplace_back(Any(args[i]), Any(args[i + 1]));
-    *rv = Map<Any, Any>(kv.begin(), kv.end());
+    // Pair by pair, as the reference's global does: the map grows 2 -> 4 (small) -> dense, and
+    // a repeated key keeps its first position while the map is small (it moves to the end only
+    // when the insert turns a full small map dense). Building from the whole range at once sizes
+    // the map for 4+ pairs up front (dense) and would move a repeated key to the end.
+    Map<Any, Any> m;
+    for (int32_t i = 0; i < args.size(); i += 2) m.Set(Any(args[i]), Any(args[i + 1]));
+    *rv = std::move(m);
   });
   RegisterBuiltin("ffi.MapSize", [](const Map<Any, Any>& m) { return static_cast<int64_t>(m.size()); });
   RegisterBuiltin("ffi.MapGetItem", [](const Map<Any, Any>& m, const Any& k) { return m.at(k); });

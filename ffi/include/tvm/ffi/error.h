@@ -9,6 +9,7 @@
 #include <tvm/ffi/object.h>
 
 #include <exception>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -109,6 +110,13 @@ class Error : public ObjectRef, public std::exception {
   }
 
   const char* what() const noexcept override { return cell()->message.data; }
+
+  /*! \brief The object attached as extra context (e.g. a VisitErrorContext), if any. */
+  std::optional<ObjectRef> extra_context() const {
+    TVMFFIObjectHandle h = cell()->extra_context;
+    if (h == nullptr) return std::nullopt;
+    return ObjectRef(details::ObjectUnsafe::PtrFromUnowned<Object>(details::ObjectUnsafe::FromHandle(h)));
+  }
 
   using ContainerType = ErrorObj;
   static constexpr bool _type_is_nullable = false;
