@@ -6,6 +6,7 @@
  * identity store is the block's `init`, so its loops nest perfectly.
  */
 #include <tvm/ffi/error.h>
+#include <tvm/tir/functor.h>
 #include <tvm/tir/ir.h>
 
 #include <cmath>
@@ -51,12 +52,29 @@ void Visit(const TETensor& t, std::vector<TETensor>* order, std::unordered_set<c
   order->push_back(t);
 }
 
+/*! \brief True when a Reduce appears inside `e` (anywhere but at the top). */
+bool ContainsReduce(const PrimExpr& e) {
+  struct Finder : ExprMutator {
+    bool found{false};
+    PrimExpr VisitExpr(const PrimExpr& x) override {
+      if (x.as<ReduceNode>()) found = true;
+      return found ? x : MutateExprChildren(x);
+    }
+  } f;
+  f.VisitExpr(e);
+  return f.found;
+}
+
 /*! \brief The loop nest and block of one compute stage. */
 Stmt StageNest(const TETensor& t) {
   Array<IterVar> axes = t->axis;
   const ReduceNode* red = t->body.as<ReduceNode>();
   if (red) {
     for (const IterVar& iv : red->axis) axes.push_back(iv);
+  } else if (ContainsReduce(t->body)) {
+    TVM_FFI_THROW(ValueError) << "te.compute " << std::string(t->buffer->name)
+                              << ": a reduction (te.sum/max/min/prod) must be the whole body of its "
+                              << "stage; compute it in a stage of its own and use that stage";
   }
   Array<IterVar> block_vars;
   Array<PrimExpr> bindings;

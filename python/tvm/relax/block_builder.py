@@ -195,7 +195,10 @@ class BlockBuilder:
         gvar = self.add_func(func.with_attr("global_symbol", name), name)
         # the symbol must be the (possibly uniquified) module name
         self._funcs[str(gvar.name_hint)] = func.with_attr("global_symbol", str(gvar.name_hint))
-        out_sinfo = [_expr.TensorStructInfo(list(o.shape), str(o.dtype)) for o in outs]
+        from ..arith import Analyzer
+        ana = Analyzer()
+        out_sinfo = [_expr.TensorStructInfo([ana.simplify(d) for d in o.shape], str(o.dtype))
+                     for o in outs]
         from .op import call_tir
         return call_tir(gvar, tensor_args, out_sinfo if multi else out_sinfo[0])
 

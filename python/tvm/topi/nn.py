@@ -92,14 +92,17 @@ def layer_norm(x, gamma, beta, axes=(-1,), epsilon=1e-5):
         for k in range(nd):
             idx.append(next(r) if k in axes else next(it))
         return tuple(idx)
+    # Each reduction is a stage of its own (a reduction must be its stage's whole body).
     ks = [te.reduce_axis((0, x.shape[a]), "k%d" % a) for a in axes]
-    mean = te.compute(red, lambda *i: te.sum(x[full(i, ks)], axis=ks) / tir.cast(n, dt), name="ln_mean")
+    total = te.compute(red, lambda *i: te.sum(x[full(i, ks)], axis=ks), name="ln_sum")
+    mean = te.compute(red, lambda *i: total[i] / tir.cast(n, dt), name="ln_mean")
     ks2 = [te.reduce_axis((0, x.shape[a]), "v%d" % a) for a in axes]
 
-    def var(*i):
+    def sq(*i):
         d = x[full(i, ks2)] - mean[i]
-        return te.sum(d * d, axis=ks2) / tir.cast(n, dt)
-    variance = te.compute(red, var, name="ln_var")
+        return te.sum(d * d, axis=ks2)
+    sqsum = te.compute(red, sq, name="ln_sqsum")
+    variance = te.compute(red, lambda *i: sqsum[i] / tir.cast(n, dt), name="ln_var")
 
     def out(*i):
         keep = tuple(i[k] for k in range(nd) if k not in axes)

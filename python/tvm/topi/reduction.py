@@ -26,16 +26,19 @@ def _reduce(name, combiner, post=None):
                         next(it)
                 else:
                     idx.append(next(it))
-            r = combiner(x[tuple(idx)], axis=[rvars[a] for a in axes])
-            return post(r, [x.shape[a] for a in axes], x) if post else r
+            return combiner(x[tuple(idx)], axis=[rvars[a] for a in axes])
         if not axes:
             return te.compute(shape, lambda *i: x[i], name=name)
-        return te.compute(shape, f, name=name)
+        red = te.compute(shape, f, name=name if post is None else name + "_red")
+        if post is None:
+            return red
+        # A reduction is its stage's whole body: the epilogue is a stage of its own.
+        return te.compute(shape, lambda *i: post(red[i], [x.shape[a] for a in axes], x), name=name)
     op.__name__ = name
     return op
 
 
-def _mean(r, dims, x):
+def _mean(r, dims, x):  # r / number of reduced elements
     n = None
     for d in dims:
         n = d if n is None else n * d

@@ -105,15 +105,18 @@ def concatenate(tensors, axis=0):
     shape[axis] = total
 
     def f(*i):
-        out = None
-        for t, off in reversed(list(zip(tensors, offsets))):
+        ax = i[axis]
+
+        def start(k):  # where tensor k starts along the axis (in the index's type)
+            return tir.cast(offsets[k], str(ax.dtype))
+
+        def read(k):
             idx = list(i)
-            if off is not None:
-                idx[axis] = i[axis] - tir.cast(off, str(i[axis].dtype))
-            val = t[tuple(idx)]
-            if out is None:
-                out = val
-            else:
-                out = tir.if_then_else(i[axis] >= tir.cast(off, str(i[axis].dtype)), val, out)
+            if offsets[k] is not None:
+                idx[axis] = ax - start(k)
+            return tensors[k][tuple(idx)]
+        out = read(len(tensors) - 1)
+        for k in range(len(tensors) - 2, -1, -1):
+            out = tir.if_then_else(ax < start(k + 1), read(k), out)
         return out
     return te.compute(shape, f, name="concatenate")

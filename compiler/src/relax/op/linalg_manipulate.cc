@@ -19,6 +19,45 @@ PrimExpr Prod(const Array<PrimExpr>& dims, size_t begin, size_t end) {
   return arith::Simplify(p, {});
 }
 
+/*!
+ * \brief prod(num) / prod(den) for the -1 of a reshape: symbolic factors cancel against equal
+ * ones (n*4 / n = 4), constants divide exactly; otherwise a floor division is left.
+ */
+PrimExpr DivideDims(const Array<PrimExpr>& num, const std::vector<PrimExpr>& den) {
+  std::vector<PrimExpr> left(num.begin(), num.end());
+  int64_t cnum = 1, cden = 1;
+  std::vector<PrimExpr> rest_den;
+  for (const PrimExpr& d : den) {
+    bool done = false;
+    for (size_t i = 0; i < left.size() && !done; ++i) {
+      if (ProveEqual(left[i], d) == 1) {
+        left.erase(left.begin() + static_cast<long>(i));
+        done = true;
+      }
+    }
+    if (!done) rest_den.push_back(d);
+  }
+  std::vector<PrimExpr> sym;
+  for (const PrimExpr& d : left) {
+    if (const int64_t* c = AsConstInt(d)) cnum *= *c;
+    else sym.push_back(d);
+  }
+  std::vector<PrimExpr> sym_den;
+  for (const PrimExpr& d : rest_den) {
+    if (const int64_t* c = AsConstInt(d)) cden *= *c;
+    else sym_den.push_back(d);
+  }
+  if (sym_den.empty() && cden != 0 && cnum % cden == 0) {
+    PrimExpr p = I64(cnum / cden);
+    for (const PrimExpr& d : sym) p = MakeBinary("tir.Mul", p, d);
+    return arith::Simplify(p, {});
+  }
+  PrimExpr n = I64(cnum), dd = I64(cden);
+  for (const PrimExpr& d : sym) n = MakeBinary("tir.Mul", n, d);
+  for (const PrimExpr& d : sym_den) dd = MakeBinary("tir.Mul", dd, d);
+  return arith::Simplify(MakeBinary("tir.FloorDiv", n, dd), {});
+}
+
 StructInfo InferMatmul(const CallNode* call) {
   const TensorStructInfoNode* a = TensorArg(call, 0);
   const TensorStructInfoNode* b = TensorArg(call, 1);
@@ -68,12 +107,13 @@ StructInfo InferReshape(const CallNode* call) {
   if (t->shape_known) {
     PrimExpr total = Prod(t->shape, 0, t->shape.size());
     if (infer >= 0) {
-      PrimExpr rest = I64(1);
+      std::vector<PrimExpr> others;
       for (size_t k = 0; k < out.size(); ++k) {
-        if (static_cast<int>(k) != infer) rest = MakeBinary("tir.Mul", rest, out[k]);
+        if (static_cast<int>(k) != infer) others.push_back(out[k]);
       }
-      out.Set(infer, arith::Simplify(MakeBinary("tir.FloorDiv", total, rest), {}));
-    } else if (ProveEqual(total, Prod(out, 0, out.size())) == 0) {
+      out.Set(infer, DivideDims(t->shape, others));
+    } else if (ProveEqual(DivideDims(t->shape, std::vector<PrimExpr>(out.begin(), out.end())), I64(1)) == 0 ||
+               ProveEqual(total, Prod(out, 0, out.size())) == 0) {
       TVM_FFI_THROW(ValueError) << "relax.reshape: the new shape has a different number of elements";
     }
   } else if (infer >= 0) {
