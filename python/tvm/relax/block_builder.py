@@ -102,10 +102,37 @@ class BlockBuilder:
         """`expr` with struct info (the operators' inference rules)."""
         return _api("relax.Normalize")(_expr.convert(expr))
 
+    _LEAVES = ("Var", "DataflowVar", "Constant", "ShapeExpr", "PrimValue", "StringImm",
+               "DataTypeImm", "GlobalVar", "ExternFunc", "Op")
+
+    def _anf(self, expr):
+        """Nested calls in arguments are bound first (A-normal form), as TVM's normalizer does:
+        every call's arguments are leaves or tuples of leaves."""
+        def leaf(e):
+            if type(e).__name__ in self._LEAVES:
+                return e
+            if isinstance(e, _expr.Tuple):
+                return _expr.Tuple([leaf(f) for f in e.fields])
+            return self.emit(e)
+        if isinstance(expr, _expr.Call):
+            args = [leaf(a) for a in expr.args]
+            if any(not a.same_as(b) for a, b in zip(args, expr.args)):
+                return _expr.Call(expr.op, args, dict(expr.attrs), list(expr.sinfo_args))
+        elif isinstance(expr, _expr.Tuple):
+            fields = [leaf(f) for f in expr.fields]
+            if any(not a.same_as(b) for a, b in zip(fields, expr.fields)):
+                return _expr.Tuple(fields)
+        elif isinstance(expr, _expr.TupleGetItem):
+            inner = leaf(expr.tuple_value)
+            if not inner.same_as(expr.tuple_value):
+                return _expr.TupleGetItem(inner, expr.index)
+        return expr
+
     def emit(self, expr, name_hint=""):
-        """Binds `expr` to a new variable (a DataflowVar inside a dataflow block)."""
+        """Binds `expr` to a new variable (a DataflowVar inside a dataflow block); nested calls
+        in its arguments get bindings of their own first."""
         s = self._need_scope()
-        expr = self.normalize(expr)
+        expr = self.normalize(self._anf(_expr.convert(expr)))
         cls = _expr.DataflowVar if s.dataflow else _expr.Var
         var = cls(name_hint or self._name("lv" if s.dataflow else "gv"), expr.struct_info)
         s.bindings.append(_expr.VarBinding(var, expr))
@@ -118,7 +145,7 @@ class BlockBuilder:
             raise RuntimeError("BlockBuilder: emit_output is for dataflow blocks")
         if isinstance(output, (list, tuple)):
             output = _expr.Tuple(list(output))
-        expr = self.normalize(output)
+        expr = self.normalize(self._anf(_expr.convert(output)))
         var = _expr.Var(name_hint or self._name("gv"), expr.struct_info)
         s.bindings.append(_expr.VarBinding(var, expr))
         return var
@@ -146,6 +173,9 @@ class BlockBuilder:
             raise RuntimeError("BlockBuilder: the function's params were never given")
         if isinstance(output, (list, tuple)):
             output = _expr.Tuple(list(output))
+        output = self._anf(_expr.convert(output))
+        if isinstance(output, _expr.Call):
+            output = self.emit(output)
         self._flush()
         output = self.normalize(output)
         body = _expr.SeqExpr(s.blocks, output)

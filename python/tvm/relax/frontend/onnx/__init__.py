@@ -1,0 +1,6 @@
+"""tvm.relax.frontend.onnx: from_onnx (onnx_frontend.py; converters in converters.py)."""
+
+from .converters import CONVERTERS, OnnxOpError
+from .onnx_frontend import from_onnx
+
+__all__ = ["CONVERTERS", "OnnxOpError", "from_onnx"]

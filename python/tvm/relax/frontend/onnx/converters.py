@@ -1,0 +1,523 @@
+"""The ONNX operator converters, one class per op type (docs/onnx_ops.md lists them).
+
+A converter class has `_impl_vN(ctx, inputs, attrs)` methods; the importer calls the one with
+the largest N <= the model's opset. Each returns a relax expression, a numpy array (a value
+computed at import because all its inputs are known), or a tuple of these for multi-output
+nodes. `requires` names relax operators the converter needs (a converter whose operators are
+not available counts as unsupported).
+"""
+
+import numpy as np
+
+from ... import expr as _expr
+from ... import op as R
+
+
+
+class OnnxOpError(NotImplementedError):
+    """The model uses operators the frontend does not convert."""
+
+
+CONVERTERS = {}
+
+
+class Converter:
+    requires = ()
+
+    @classmethod
+    def impl_for(cls, opset):
+        for name in cls.requires:
+            mod = R
+            for part in name.split("."):
+                mod = getattr(mod, part, None)
+                if mod is None:
+                    return None
+        versions = sorted(int(n[len("_impl_v"):]) for n in dir(cls) if n.startswith("_impl_v"))
+        best = [v for v in versions if v <= opset]
+        if not best:
+            return None
+        return getattr(cls, "_impl_v%d" % best[-1])
+
+
+def register(*names):
+    def deco(cls):
+        for n in names:
+            CONVERTERS[n] = cls
+        return cls
+    return deco
+
+
+def _np(ctx, i):
+    return ctx.consts[i] if i < len(ctx.consts) else None
+
+
+def _ints(v):
+    return [int(x) for x in v]
+
+
+# ---------------------------------------------------------------- elementwise
+
+def _elementwise(relax_fn, np_fn, name):
+    class _C(Converter):
+        @classmethod
+        def _impl_v1(cls, ctx, inputs, attrs):
+            if ctx.all_const() and np_fn is not None:
+                return np_fn(*ctx.consts)
+            return relax_fn(*inputs)
+    _C.__name__ = name
+    return _C
+
+
+def _div_np(a, b):
+    if np.issubdtype(a.dtype, np.integer):
+        return (np.trunc(a / b)).astype(a.dtype)
+    return (a / b).astype(a.dtype)
+
+
+for _name, _rfn, _nfn in [
+        ("Add", R.add, np.add), ("Sub", R.subtract, np.subtract), ("Mul", R.multiply, np.multiply),
+        ("Div", R.divide, _div_np), ("Pow", R.power, None),
+        ("Equal", R.equal, np.equal), ("Less", R.less, np.less), ("Greater", R.greater, np.greater),
+        ("LessOrEqual", R.less_equal, np.less_equal), ("GreaterOrEqual", R.greater_equal, np.greater_equal),
+        ("And", R.logical_and, np.logical_and), ("Or", R.logical_or, np.logical_or),
+        ("Not", R.logical_not, np.logical_not),
+        ("Relu", R.nn.relu, None), ("Sigmoid", R.sigmoid, None), ("Tanh", R.tanh, None),
+        ("Exp", R.exp, None), ("Log", R.log, None), ("Sqrt", R.sqrt, None), ("Erf", R.erf, None),
+        ("Neg", R.negative, np.negative), ("Abs", R.abs, np.abs), ("Reciprocal", R.reciprocal, None),
+        ("Floor", R.floor, np.floor), ("Ceil", R.ceil, np.ceil), ("Sin", R.sin, None), ("Cos", R.cos, None),
+        ("Sign", R.sign, np.sign)]:
+    CONVERTERS[_name] = _elementwise(_rfn, _nfn, _name)
+
+
+@register("Identity")
+class Identity(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return ctx.consts[0] if ctx.consts[0] is not None else inputs[0]
+
+
+@register("IsNaN")
+class IsNaN(Converter):
+    @classmethod
+    def _impl_v9(cls, ctx, inputs, attrs):
+        return R.not_equal(inputs[0], inputs[0])
+
+
+def _variadic(name, relax_fn, np_fn):
+    class _C(Converter):
+        @classmethod
+        def _impl_v1(cls, ctx, inputs, attrs):
+            if ctx.all_const():
+                out = ctx.consts[0]
+                for c in ctx.consts[1:]:
+                    out = np_fn(out, c)
+                return out
+            out = inputs[0]
+            for x in inputs[1:]:
+                out = relax_fn(out, x)
+            return out
+    _C.__name__ = name
+    return _C
+
+
+CONVERTERS["Max"] = _variadic("Max", R.maximum, np.maximum)
+CONVERTERS["Min"] = _variadic("Min", R.minimum, np.minimum)
+CONVERTERS["Sum"] = _variadic("Sum", R.add, np.add)
+
+
+@register("Mean")
+class Mean(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = R.add(out, x)
+        return R.divide(out, _expr.const(np.array(len(inputs), dtype=ctx.dtype_of(inputs[0]))))
+
+
+@register("Clip")
+class Clip(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return R.clip(inputs[0], attrs.get("min", -3.4028234663852886e38), attrs.get("max", 3.4028234663852886e38))
+
+    @classmethod
+    def _impl_v11(cls, ctx, inputs, attrs):
+        lo = _np(ctx, 1)
+        hi = _np(ctx, 2)
+        if (len(inputs) > 1 and inputs[1] is not None and lo is None) or \
+                (len(inputs) > 2 and inputs[2] is not None and hi is None):
+            out = inputs[0]
+            if len(inputs) > 1 and inputs[1] is not None:
+                out = R.maximum(out, inputs[1])
+            if len(inputs) > 2 and inputs[2] is not None:
+                out = R.minimum(out, inputs[2])
+            return out
+        info = np.finfo("float32")
+        return R.clip(inputs[0], float(lo) if lo is not None else float(info.min),
+                      float(hi) if hi is not None else float(info.max))
+
+
+@register("LeakyRelu")
+class LeakyRelu(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return R.nn.leakyrelu(inputs[0], attrs.get("alpha", 0.01))
+
+
+@register("HardSigmoid")
+class HardSigmoid(Converter):
+    @classmethod
+    def _impl_v6(cls, ctx, inputs, attrs):
+        dt = ctx.dtype_of(inputs[0])
+        a = _expr.const(np.array(attrs.get("alpha", 0.2), dt))
+        b = _expr.const(np.array(attrs.get("beta", 0.5), dt))
+        return R.clip(R.add(R.multiply(inputs[0], a), b), 0.0, 1.0)
+
+
+@register("HardSwish")
+class HardSwish(Converter):
+    @classmethod
+    def _impl_v14(cls, ctx, inputs, attrs):
+        dt = ctx.dtype_of(inputs[0])
+        a = _expr.const(np.array(1.0 / 6, dt))
+        b = _expr.const(np.array(0.5, dt))
+        return R.multiply(inputs[0], R.clip(R.add(R.multiply(inputs[0], a), b), 0.0, 1.0))
+
+
+@register("Gelu")
+class Gelu(Converter):
+    @classmethod
+    def _impl_v20(cls, ctx, inputs, attrs):
+        if attrs.get("approximate", "none") == "tanh":
+            return R.nn.gelu_tanh(inputs[0])
+        return R.nn.gelu(inputs[0])
+
+
+@register("Where")
+class Where(Converter):
+    @classmethod
+    def _impl_v9(cls, ctx, inputs, attrs):
+        if ctx.all_const():
+            return np.where(*ctx.consts)
+        return R.where(*inputs)
+
+
+@register("Cast")
+class Cast(Converter):
+    @classmethod
+    def _impl_v6(cls, ctx, inputs, attrs):
+        from onnx import helper
+        dt = str(np.dtype(helper.tensor_dtype_to_np_dtype(attrs["to"])))
+        if ctx.consts[0] is not None:
+            return ctx.consts[0].astype(dt)
+        return R.astype(inputs[0], dt)
+
+
+@register("Dropout")
+class Dropout(Converter):
+    """Inference: the identity (and an all-true mask when the mask output is used)."""
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        if len(ctx.node.output) > 1 and ctx.node.output[1]:
+            shape = ctx.static_shape(inputs[0])
+            if shape is None:
+                raise NotImplementedError("Dropout's mask output needs a static shape")
+            return inputs[0], np.ones(shape, dtype="bool")
+        return inputs[0]
+
+
+# ---------------------------------------------------------------- linear algebra, nn
+
+@register("MatMul")
+class MatMul(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        if ctx.all_const():
+            return np.matmul(*ctx.consts)
+        return R.matmul(inputs[0], inputs[1])
+
+
+@register("Gemm")
+class Gemm(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        a, b = inputs[0], inputs[1]
+        if attrs.get("transA", 0):
+            a = R.permute_dims(a, [1, 0])
+        if attrs.get("transB", 0):
+            b = R.permute_dims(b, [1, 0]) if ctx.consts[1] is None else _expr.const(ctx.consts[1].T.copy())
+        out = R.matmul(a, b)
+        dt = ctx.dtype_of(inputs[0])
+        alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))
+        if alpha != 1.0:
+            out = R.multiply(out, _expr.const(np.array(alpha, dt)))
+        if len(inputs) > 2 and inputs[2] is not None:
+            c = inputs[2]
+            if beta != 1.0:
+                c = R.multiply(c, _expr.const(np.array(beta, dt)))
+            out = R.add(out, c)
+        return out
+
+
+def _softmax_like(relax_fn):
+    class _C(Converter):
+        @classmethod
+        def _impl_v1(cls, ctx, inputs, attrs):
+            # Before opset 13 the input is seen as 2-D: [prod(d[:axis]), prod(d[axis:])].
+            x = inputs[0]
+            shape = ctx.shape_of(x)
+            nd = len(shape)
+            axis = attrs.get("axis", 1) % nd
+            if axis == nd - 1:
+                return relax_fn(x, axis=-1)
+            flat = R.reshape(x, [_prod(shape[:axis]), -1])
+            return R.reshape(relax_fn(flat, axis=-1), shape)
+
+        @classmethod
+        def _impl_v13(cls, ctx, inputs, attrs):
+            return relax_fn(inputs[0], axis=attrs.get("axis", -1))
+    return _C
+
+
+CONVERTERS["Softmax"] = _softmax_like(R.nn.softmax)
+CONVERTERS["LogSoftmax"] = _softmax_like(R.nn.log_softmax)
+
+
+@register("LayerNormalization")
+class LayerNormalization(Converter):
+    @classmethod
+    def _impl_v17(cls, ctx, inputs, attrs):
+        x = inputs[0]
+        shape = ctx.shape_of(x)
+        nd = len(shape)
+        axis = attrs.get("axis", -1) % nd
+        axes = list(range(axis, nd))
+        dt = ctx.dtype_of(x)
+        gamma = inputs[1]
+        beta = inputs[2] if len(inputs) > 2 and inputs[2] is not None else None
+        if beta is None:
+            bshape = ctx.static_shape(gamma)
+            beta = _expr.const(np.zeros(bshape, dt))
+        if len([o for o in ctx.node.output if o]) > 1:
+            raise NotImplementedError("LayerNormalization: only the Y output is supported")
+        return R.nn.layer_norm(x, gamma, beta, axes=axes, epsilon=attrs.get("epsilon", 1e-5))
+
+
+# ---------------------------------------------------------------- shapes
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out = out * d
+    return out
+
+
+@register("Shape")
+class Shape(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        shape = ctx.static_shape(inputs[0])
+        if shape is None:
+            raise NotImplementedError("Shape of a tensor with dynamic dimensions")
+        start, end = attrs.get("start", 0), attrs.get("end", None)
+        return np.array(shape[start:end], dtype="int64")
+
+
+@register("Constant")
+class Constant(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        from onnx import numpy_helper
+        if "value" in attrs:
+            return numpy_helper.to_array(attrs["value"])
+        for key, dt in (("value_float", "float32"), ("value_floats", "float32"), ("value_int", "int64"),
+                        ("value_ints", "int64")):
+            if key in attrs:
+                return np.array(attrs[key], dtype=dt)
+        raise NotImplementedError("Constant with attributes %s" % sorted(attrs))
+
+
+@register("ConstantOfShape")
+class ConstantOfShape(Converter):
+    @classmethod
+    def _impl_v9(cls, ctx, inputs, attrs):
+        from onnx import numpy_helper
+        shape = ctx.consts[0]
+        if shape is None:
+            raise NotImplementedError("ConstantOfShape of a shape computed at run time")
+        value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, "float32")
+        return np.full([int(s) for s in shape], value.reshape(-1)[0], dtype=value.dtype)
+
+
+@register("Range")
+class Range(Converter):
+    @classmethod
+    def _impl_v11(cls, ctx, inputs, attrs):
+        if not ctx.all_const():
+            raise NotImplementedError("Range with bounds computed at run time")
+        start, limit, delta = (c.reshape(()) for c in ctx.consts)
+        return np.arange(start, limit, delta, dtype=start.dtype)
+
+
+@register("Reshape")
+class Reshape(Converter):
+    @classmethod
+    def _impl_v5(cls, ctx, inputs, attrs):
+        target = ctx.consts[1]
+        if target is None:
+            raise NotImplementedError("Reshape to a shape computed at run time")
+        target = [int(s) for s in target]
+        allowzero = attrs.get("allowzero", 0)
+        if ctx.consts[0] is not None:
+            src = ctx.consts[0]
+            t = [src.shape[k] if (s == 0 and not allowzero) else s for k, s in enumerate(target)]
+            return src.reshape(t)
+        shape = ctx.shape_of(inputs[0])
+        out = [shape[k] if (s == 0 and not allowzero) else s for k, s in enumerate(target)]
+        return R.reshape(inputs[0], out)
+
+
+@register("Flatten")
+class Flatten(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        shape = ctx.shape_of(inputs[0])
+        axis = attrs.get("axis", 1) % (len(shape) + 1) if shape else 1
+        if ctx.consts[0] is not None:
+            c = ctx.consts[0]
+            return c.reshape(int(np.prod(c.shape[:axis])), -1)
+        return R.reshape(inputs[0], [_prod(shape[:axis]), _prod(shape[axis:])])
+
+
+@register("Transpose")
+class Transpose(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        perm = attrs.get("perm")
+        if ctx.consts[0] is not None:
+            return np.transpose(ctx.consts[0], perm)
+        return R.permute_dims(inputs[0], None if perm is None else _ints(perm))
+
+
+@register("Concat")
+class Concat(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        axis = attrs.get("axis", 0)
+        if ctx.all_const():
+            return np.concatenate(ctx.consts, axis=axis)
+        return R.concat([(_expr.const(c) if c is not None else x) for x, c in zip(inputs, ctx.consts)], axis)
+
+
+def _axes(ctx, inputs, attrs, opset_input):
+    if opset_input:
+        if len(inputs) > 1 and inputs[1] is not None:
+            if ctx.consts[1] is None:
+                raise NotImplementedError("axes computed at run time")
+            return _ints(ctx.consts[1])
+        return None
+    return _ints(attrs["axes"]) if "axes" in attrs else None
+
+
+@register("Unsqueeze")
+class Unsqueeze(Converter):
+    @classmethod
+    def _go(cls, ctx, inputs, axes):
+        x = inputs[0]
+        if ctx.consts[0] is not None:
+            out = ctx.consts[0]
+            nd = out.ndim + len(axes)
+            for a in sorted(a % nd for a in axes):
+                out = np.expand_dims(out, a)
+            return out
+        nd = len(ctx.shape_of(x)) + len(axes)
+        return R.expand_dims(x, sorted(a % nd for a in axes))
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, False))
+
+    @classmethod
+    def _impl_v13(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, True))
+
+
+@register("Squeeze")
+class Squeeze(Converter):
+    @classmethod
+    def _go(cls, ctx, inputs, axes):
+        if ctx.consts[0] is not None:
+            return np.squeeze(ctx.consts[0], axis=None if axes is None else tuple(axes))
+        return R.squeeze(inputs[0], axes)
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, False))
+
+    @classmethod
+    def _impl_v13(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, True))
+
+
+@register("Gather")
+class Gather(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        axis = attrs.get("axis", 0)
+        if ctx.all_const():
+            return np.take(ctx.consts[0], ctx.consts[1], axis=axis)
+        take = getattr(R, "take", None)
+        if take is None:
+            raise NotImplementedError("Gather of values computed at run time needs relax.op.take")
+        return take(inputs[0], inputs[1], axis=axis)
+
+
+# ---------------------------------------------------------------- reductions
+
+def _reduce(relax_fn, np_fn, axes_input_from):
+    class _C(Converter):
+        @classmethod
+        def _go(cls, ctx, inputs, attrs, axes):
+            keep = bool(attrs.get("keepdims", 1))
+            if axes is None or len(axes) == 0:
+                if attrs.get("noop_with_empty_axes", 0):
+                    return inputs[0]
+                axes = None
+            if ctx.consts[0] is not None:
+                return np_fn(ctx.consts[0], axis=None if axes is None else tuple(axes), keepdims=keep)
+            return relax_fn(inputs[0], axis=axes, keepdims=keep)
+
+        @classmethod
+        def _impl_v1(cls, ctx, inputs, attrs):
+            return cls._go(ctx, inputs, attrs, _axes(ctx, inputs, attrs, False))
+
+    def _from_input(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, attrs, _axes(ctx, inputs, attrs, True))
+    setattr(_C, "_impl_v%d" % axes_input_from, classmethod(_from_input))
+    return _C
+
+
+CONVERTERS["ReduceMean"] = _reduce(R.mean, np.mean, 18)
+CONVERTERS["ReduceSum"] = _reduce(R.sum, np.sum, 13)
+CONVERTERS["ReduceMax"] = _reduce(R.max, np.max, 18)
+CONVERTERS["ReduceMin"] = _reduce(R.min, np.min, 18)
+CONVERTERS["ReduceProd"] = _reduce(R.prod, np.prod, 18)
+
+
+def _global_pool(name, relax_reduce):
+    class _C(Converter):
+        @classmethod
+        def _impl_v1(cls, ctx, inputs, attrs):
+            nd = len(ctx.shape_of(inputs[0]))
+            return relax_reduce(inputs[0], axis=list(range(2, nd)), keepdims=True)
+    _C.__name__ = name
+    return _C
+
+
+CONVERTERS["GlobalAveragePool"] = _global_pool("GlobalAveragePool", R.mean)
+CONVERTERS["GlobalMaxPool"] = _global_pool("GlobalMaxPool", R.max)
+
+del _name, _rfn, _nfn
+

@@ -1,0 +1,239 @@
+"""ONNX -> Relax (TVM's tvm.relax.frontend.onnx.from_onnx).
+
+    mod = from_onnx(onnx.load("model.onnx"), shape_dict={"x": [1, 3, 224, 224]})
+
+- Inputs become parameters of "main" (shapes from `shape_dict`, else the model's; a named
+  dynamic dimension becomes one int64 TIR Var shared by every input that names it).
+- Initializers become constants (or, with keep_params_in_input=True, parameters after the
+  inputs, and the function carries attr "num_input").
+- Each node is converted by the class registered for its op type; the class's `_impl_vN` with
+  the largest N <= the model's opset for that domain is used (opsets 7 to 21).
+- Values that only depend on constants are computed at import with numpy (the Shape /
+  Gather / Concat / Reshape chains of exported models fold away when shapes are static).
+- Every op type without a converter is listed in one error (op type and node names) before
+  anything is converted.
+
+onnx is imported by this module only, never by `import tvm`.
+"""
+
+import numpy as np
+
+from ... import expr as _expr
+from ... import op as R
+from ...block_builder import BlockBuilder
+from ....ir import IRModule
+from .... import tir
+
+from .converters import CONVERTERS, OnnxOpError
+
+
+def _np_dtype(elem_type):
+    from onnx import helper
+    return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+
+
+class GraphImporter:
+    def __init__(self, model, shape_dict, dtype_dict, keep_params_in_input, opset):
+        self.model = model
+        self.graph = model.graph
+        self.shape_dict = dict(shape_dict or {})
+        self.dtype_dict = dtype_dict if isinstance(dtype_dict, dict) else {}
+        self.default_dtype = dtype_dict if isinstance(dtype_dict, str) else "float32"
+        self.keep_params = keep_params_in_input
+        self.opset = opset
+        self.values = {}      # ONNX value name -> relax Expr
+        self.consts = {}      # ONNX value name -> numpy array (values known at import)
+        self.sym = {}         # dim_param name -> tir.Var
+        self.bb = BlockBuilder()
+
+    # ---- helpers used by converters ----
+    def const_value(self, name):
+        """The numpy value of `name` when it is known at import, else None."""
+        return self.consts.get(name)
+
+    def dim(self, d):
+        if isinstance(d, str):
+            if d not in self.sym:
+                self.sym[d] = tir.Var(d, "int64")
+            return self.sym[d]
+        return int(d)
+
+    def _input_sinfo(self, vi):
+        name = vi.name
+        t = vi.type.tensor_type
+        dtype = self.dtype_dict.get(name) or (str(_np_dtype(t.elem_type)) if t.elem_type else self.default_dtype)
+        if name in self.shape_dict:
+            shape = [self.dim(d) for d in self.shape_dict[name]]
+        else:
+            shape = []
+            for k, d in enumerate(t.shape.dim):
+                if d.HasField("dim_value"):
+                    shape.append(int(d.dim_value))
+                else:
+                    shape.append(self.dim(d.dim_param or "%s_dim%d" % (name, k)))
+        return _expr.TensorStructInfo(shape, dtype)
+
+    def check_supported(self):
+        missing = {}
+        for node in self.graph.node:
+            key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
+            conv = CONVERTERS.get(key)
+            if conv is None or conv.impl_for(self.opset.get(node.domain or "", 1)) is None:
+                missing.setdefault(key, []).append(node.name or "(unnamed %s)" % node.op_type)
+        if missing:
+            lines = ["  %s: %s" % (k, ", ".join(v[:5]) + (" ..." if len(v) > 5 else ""))
+                     for k, v in sorted(missing.items())]
+            raise OnnxOpError("from_onnx: %d operator type(s) are not supported:\n%s"
+                              % (len(missing), "\n".join(lines)))
+
+    def run(self):
+        from onnx import numpy_helper
+
+        self.check_supported()
+        init_names = set()
+        params, param_values = [], []
+        for init in self.graph.initializer:
+            arr = numpy_helper.to_array(init)
+            init_names.add(init.name)
+            if self.keep_params:
+                v = _expr.Var(init.name, _expr.TensorStructInfo(list(arr.shape), str(arr.dtype)))
+                self.values[init.name] = v
+                param_values.append(arr)
+                params.append(v)
+            else:
+                self.consts[init.name] = arr
+                self.values[init.name] = _expr.const(arr)
+        inputs = []
+        for vi in self.graph.input:
+            if vi.name in init_names:
+                continue
+            v = _expr.Var(vi.name, self._input_sinfo(vi))
+            self.values[vi.name] = v
+            inputs.append(v)
+        attrs = {"num_input": len(inputs)} if self.keep_params else {}
+        with self.bb.function("main", inputs + params, attrs=attrs):
+            with self.bb.dataflow():
+                for node in self.graph.node:
+                    self.convert_node(node)
+                outs = []
+                for o in self.graph.output:
+                    if o.name not in self.values:
+                        raise OnnxOpError("from_onnx: graph output %s is never computed" % o.name)
+                    outs.append(self.values[o.name])
+                out = outs[0] if len(outs) == 1 else _expr.Tuple(outs)
+                gv = self.bb.emit_output(out)
+            self.bb.emit_func_output(gv)
+        mod = self.bb.get()
+        if self.keep_params:
+            return mod, {"main": param_values}
+        return mod
+
+    def convert_node(self, node):
+        from onnx import helper
+
+        key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
+        conv = CONVERTERS[key]
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        for k, v in list(attrs.items()):
+            if isinstance(v, bytes):
+                attrs[k] = v.decode()
+        inputs = [self.values[i] if i else None for i in node.input]
+        consts = [self.consts.get(i) if i else None for i in node.input]
+        impl = conv.impl_for(self.opset.get(node.domain or "", 1))
+        ctx = _Ctx(self, node, consts)
+        try:
+            out = impl(ctx, inputs, attrs)
+        except (ValueError, TypeError, NotImplementedError) as err:
+            raise type(err)("from_onnx: node %s (%s): %s" % (node.name or "?", node.op_type, err)) from err
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        names = [n for n in node.output]
+        if len(outs) < len([n for n in names if n]):
+            if len(outs) == 1 and isinstance(outs[0], _expr.Expr) and isinstance(
+                    self.bb.normalize(outs[0]).struct_info, _expr.TupleStructInfo):
+                tup = self.bb.emit(outs[0])
+                outs = [_expr.TupleGetItem(tup, i) for i in range(len(names))]
+        for name, value in zip(names, outs):
+            if not name or value is None:
+                continue
+            if isinstance(value, np.ndarray):
+                self.consts[name] = value
+                self.values[name] = _expr.const(value)
+            else:
+                if not isinstance(value, (_expr.Var, _expr.Constant)):
+                    value = self.bb.emit(value, _clean(name))
+                self.values[name] = value
+
+
+class _Ctx:
+    """What a converter sees besides its inputs: the node, constant inputs, the builder."""
+
+    def __init__(self, importer, node, consts):
+        self.importer = importer
+        self.node = node
+        self.consts = consts
+        self.bb = importer.bb
+
+    def all_const(self, inputs=None):
+        idx = range(len(self.consts)) if inputs is None else inputs
+        return all(self.consts[i] is not None for i in idx if i < len(self.consts))
+
+    def shape_of(self, expr):
+        s = self.bb.normalize(expr).struct_info
+        if not isinstance(s, _expr.TensorStructInfo) or not s.shape_known:
+            return None
+        return list(s.shape)
+
+    def static_shape(self, expr):
+        shape = self.shape_of(expr)
+        if shape is None:
+            return None
+        out = []
+        for d in shape:
+            if isinstance(d, tir.IntImm):
+                out.append(int(d.value))
+            else:
+                return None
+        return out
+
+    def dtype_of(self, expr):
+        return str(self.bb.normalize(expr).struct_info.dtype)
+
+
+def _clean(name):
+    s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return s if s and not s[0].isdigit() else "v_" + s
+
+
+def from_onnx(model, shape_dict=None, dtype_dict="float32", opset=None, keep_params_in_input=False,
+              sanitize_input_names=True):
+    """Converts an onnx.ModelProto (or a path to a .onnx file) to a Relax IRModule.
+
+    Args:
+        shape_dict: input name -> shape (ints, or strings for named dynamic dimensions).
+        dtype_dict: input name -> dtype, or one dtype for every input whose type is unknown.
+        opset: overrides the model's default-domain opset.
+        keep_params_in_input: initializers become parameters after the inputs; returns
+            (mod, {"main": [numpy arrays]}) then.
+    """
+    try:
+        import onnx
+    except ImportError as err:
+        raise ImportError("from_onnx needs the onnx package (pip install onnx)") from err
+    if isinstance(model, (str, bytes)) and not isinstance(model, onnx.ModelProto):
+        try:
+            model = onnx.load(model) if isinstance(model, str) else onnx.load_from_string(model)
+        except Exception as err:  # noqa: BLE001 - protobuf raises its own types
+            raise ValueError("from_onnx: cannot read the model: %s" % err) from err
+    if not isinstance(model, onnx.ModelProto):
+        raise TypeError("from_onnx expects an onnx.ModelProto or a file path, got %r" % type(model).__name__)
+    try:
+        onnx.checker.check_model(model)
+    except Exception as err:  # noqa: BLE001 - onnx's checker raises ValidationError
+        raise ValueError("from_onnx: the model is not valid ONNX: %s" % err) from err
+    opsets = {(o.domain or ""): o.version for o in model.opset_import}
+    if opset is not None:
+        opsets[""] = int(opset)
+    return GraphImporter(model, shape_dict, dtype_dict, keep_params_in_input, opsets).run()
+
+
+__all__ = ["IRModule", "from_onnx"]
