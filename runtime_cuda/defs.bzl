@@ -27,3 +27,10 @@ def cuda_runtime_compatible():
         "//config:cuda_enabled": [],
         "//conditions:default": ["//config:incompatible"],
     })
+
+def with_cuda_runtime_env(env, extra):
+    """`env` plus `extra` when libtvm_runtime_cuda is built (BUILD files cannot use **kwargs)."""
+    out = dict(env)
+    if CUDA_FOUND:
+        out.update(extra)
+    return out
