@@ -10,7 +10,9 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/runtime/device_api.h>
 
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "context.h"
 #include "driver.h"
@@ -60,6 +62,9 @@ bool OnCUDA(const DLTensor* t) { return t->device.device_type == kDLCUDA; }
 
 class CUDADeviceAPI final : public DeviceAPI {
  public:
+  static constexpr size_t kDriverAlignment = 256;  // what cuMemAlloc guarantees
+  static constexpr size_t kMaxAlignment = 4096;    // the runtime allocators' largest request
+
   void SetDevice(DLDevice dev) final { SetCurrentDevice(dev.device_id); }
 
   void GetAttr(DLDevice dev, DeviceAttrKind kind, Any* rv) final {
@@ -136,28 +141,44 @@ class CUDADeviceAPI final : public DeviceAPI {
 
   void* AllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType) final {
     const DriverApi& api = RequireDriver("allocate CUDA memory");
-    // cuMemAlloc returns 256-byte aligned memory; stricter requests cannot be honoured.
-    if (alignment > 256 || (alignment & (alignment - 1)) != 0) {
-      TVM_FFI_THROW(ValueError) << "cuda alloc: unsupported alignment " << alignment
-                                << " (a power of two <= 256)";
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment) {
+      TVM_FFI_THROW(ValueError) << "cuda alloc: alignment " << alignment
+                                << " is not a power of two <= " << kMaxAlignment;
     }
     BindDevice(dev.device_id, "allocate CUDA memory");
-    CUdeviceptr ptr = 0;
-    // Zero-byte requests still get a distinct pointer (cuMemAlloc rejects 0).
-    CUresult r = api.cuMemAlloc(&ptr, nbytes == 0 ? 1 : nbytes);
+    // cuMemAlloc guarantees 256 bytes; stricter requests (the pooled allocator asks for 4096)
+    // over-allocate and align up, remembering the base for cuMemFree.
+    size_t extra = alignment > kDriverAlignment ? alignment - kDriverAlignment : 0;
+    size_t request = (nbytes == 0 ? 1 : nbytes) + extra;  // cuMemAlloc rejects 0 bytes
+    CUdeviceptr base = 0;
+    CUresult r = api.cuMemAlloc(&base, request);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
       TVM_FFI_THROW(MemoryError) << "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (cannot allocate "
                                  << nbytes << " bytes on cuda:" << dev.device_id << ")";
     }
     CheckDriverCall(r, "cuMemAlloc");
-    return reinterpret_cast<void*>(ptr);
+    CUdeviceptr aligned = (base + alignment - 1) & ~static_cast<CUdeviceptr>(alignment - 1);
+    if (aligned != base) {
+      std::lock_guard<std::mutex> lock(mu_);
+      over_aligned_[aligned] = base;
+    }
+    return reinterpret_cast<void*>(aligned);
   }
 
   void FreeDataSpace(DLDevice dev, void* ptr) final {
     if (ptr == nullptr) return;
     const DriverApi& api = RequireDriver("free CUDA memory");
     BindDevice(dev.device_id, "free CUDA memory");
-    CUresult r = api.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+    auto base = reinterpret_cast<CUdeviceptr>(ptr);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = over_aligned_.find(base);
+      if (it != over_aligned_.end()) {
+        base = it->second;
+        over_aligned_.erase(it);
+      }
+    }
+    CUresult r = api.cuMemFree(base);
     // At process exit the driver may already be torn down; the memory went with it.
     if (r == CUDA_ERROR_DEINITIALIZED) return;
     CheckDriverCall(r, "cuMemFree");
@@ -213,6 +234,10 @@ class CUDADeviceAPI final : public DeviceAPI {
     BindDevice(dev.device_id, "synchronise a CUDA stream");
     TVM_CUDA_CALL(api, cuStreamSynchronize, static_cast<CUstream>(stream));
   }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<CUdeviceptr, CUdeviceptr> over_aligned_;  // aligned -> cuMemAlloc base
 };
 
 }  // namespace

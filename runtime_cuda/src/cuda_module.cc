@@ -71,8 +71,13 @@ class CUDAModuleObj : public ffi::ModuleObj {
   int GetPropertyMask() const final {
     return ffi::kModuleBinarySerializable | ffi::kModuleRunnable;
   }
+  /*! \brief The kernel `name`; ValueError when its signature cannot be launched. */
   ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) final;
   using ffi::ModuleObj::GetFunction;
+  bool ImplementsFunction(const ffi::String& name) final {
+    return index_.count(std::string(name)) != 0;
+  }
+  using ffi::ModuleObj::ImplementsFunction;
   ffi::Bytes SaveToBytes() const final { return ffi::Bytes(bytes_); }
   ffi::String InspectSource(const ffi::String&) const final { return ffi::String(blob_.code); }
   ffi::Array<ffi::String> GetWriteFormats() const final { return {ffi::String(blob_.fmt)}; }

@@ -103,7 +103,8 @@ class Device(tvm_ffi.Device):
 
     def create_raw_stream(self):
         """A new stream on this device (an int handle; free it with free_raw_stream)."""
-        return self._cuda_global("StreamCreate")(self.index)
+        stream = self._cuda_global("StreamCreate")(self.index)
+        return stream.value if hasattr(stream, "value") else stream
 
     def free_raw_stream(self, stream):
         import ctypes

@@ -488,7 +488,9 @@ EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction func, CUfunction_attribute
   return CUDA_SUCCESS;
 }
 
-/* Host emulation of the two test kernels over every (block, thread) of the launch. */
+/* Host emulation of the two test kernels over every (block, thread) of the launch; only when
+ * every pointer covers the touched range of a fake allocation (else the launch is only
+ * recorded: tests pass NULL or dummy pointers to check packing). */
 static void emulate(const FakeFunc* f, const CUlaunchConfig* c, void** params) {
   size_t threads = (size_t)c->gridDimX * c->gridDimY * c->gridDimZ * c->blockDimX *
                    c->blockDimY * c->blockDimZ;
@@ -497,12 +499,19 @@ static void emulate(const FakeFunc* f, const CUlaunchConfig* c, void** params) {
     float* b = *(float**)params[1];
     float* out = *(float**)params[2];
     int n = *(int*)params[3];
-    for (size_t i = 0; i < threads && i < (size_t)(n < 0 ? 0 : n); ++i) out[i] = a[i] + b[i];
+    size_t count = n < 0 ? 0 : ((size_t)n < threads ? (size_t)n : threads);
+    if (count == 0) return;
+    CUdeviceptr pa = (CUdeviceptr)(uintptr_t)a, pb = (CUdeviceptr)(uintptr_t)b;
+    CUdeviceptr po = (CUdeviceptr)(uintptr_t)out;
+    if (check_dev(pa, count * 4) || check_dev(pb, count * 4) || check_dev(po, count * 4)) return;
+    for (size_t i = 0; i < count; ++i) out[i] = a[i] + b[i];
   } else if (strcmp(f->name, "fake_fill_i32") == 0 && f->num_params == 3) {
     int* p = *(int**)params[0];
     int value = *(int*)params[1];
     int n = *(int*)params[2];
-    for (size_t i = 0; i < threads && i < (size_t)(n < 0 ? 0 : n); ++i) p[i] = value;
+    size_t count = n < 0 ? 0 : ((size_t)n < threads ? (size_t)n : threads);
+    if (count == 0 || check_dev((CUdeviceptr)(uintptr_t)p, count * 4)) return;
+    for (size_t i = 0; i < count; ++i) p[i] = value;
   }
 }
 
