@@ -7,6 +7,7 @@
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/string.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -176,7 +177,7 @@ class CUDAKernel {
  private:
   struct PerDevice {
     CUfunction func = nullptr;
-    size_t dyn_smem_set = kDefaultDynSharedLimit;  // the opt-in already granted
+    std::atomic<size_t> dyn_smem_set{kDefaultDynSharedLimit};  // the opt-in already granted
   };
   // Shared by copies of the callable (Function::FromPacked may copy it).
   struct State {
