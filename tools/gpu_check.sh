@@ -13,6 +13,8 @@ USE_BAZEL_VERSION=4 bazel build --config=ci //python/tvm //python:tvm_ffi
 rm -rf .devcheck && mkdir -p .devcheck/python
 cp -r python/tvm_ffi python/tvm .devcheck/python/
 find .devcheck/python -name __pycache__ -prune -exec rm -rf {} +
+# No Bazel packages inside the workspace copy (//... would pick them up).
+find .devcheck -name 'BUILD*' -delete
 mkdir -p .devcheck/python/tvm_ffi/lib .devcheck/python/tvm/lib
 cp -L bazel-bin/python/tvm_ffi/lib/libtvm_ffi.so .devcheck/python/tvm_ffi/lib/
 cp -L bazel-bin/python/tvm/lib/*.so .devcheck/python/tvm/lib/
