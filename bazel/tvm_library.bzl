@@ -185,11 +185,13 @@ def tvm_shared_library(
         **common
     )
 
+    # Bazel 4's cc_import has no target_compatible_with; it inherits incompatibility from
+    # the (incompatible) .so it imports.
     cc_import(
         name = name + "_shared",
         shared_library = ":" + so_name,
         visibility = visibility,
-        **common
+        tags = tags,
     )
 
     cc_library(

@@ -125,6 +125,13 @@ def test_full_wheel_ships_everything():
                 assert rel in names, rel
 
 
+@pytest.mark.parametrize("wheel", [FULL, RUNTIME], ids=["full", "runtime"])
+def test_both_wheels_carry_the_backends(wheel):
+    names = set(_names(wheel))
+    for backend in filter(None, os.environ.get("EXPECTED_BACKENDS", "").split(",")):
+        assert "tvm/lib/lib%s.so" % backend in names, backend
+
+
 def test_runtime_wheel_is_the_full_wheel_without_the_compiler():
     packages = _compiler_packages(FULL)
     assert packages == _compiler_packages(RUNTIME)

@@ -45,6 +45,15 @@ def libinfo():
             info["LLVM_VERSION"] = ".".join(str(v) for v in llvm.llvm_version_info)
         except ImportError:
             info["USE_LLVM"] = "OFF (llvmlite not installed)"
+    if "tvm_runtime_cuda" in base._LOADED_LIBS:
+        # The toolkit it was built against is a build fact; the driver is a run-time one.
+        from .runtime import cuda_support
+
+        status = cuda_support.driver_status()
+        info["CUDA_VERSION"] = info.get("tvm_runtime_cuda.CUDA_VERSION", "")
+        info["CUDA_DRIVER"] = ("available (driver %d, %d device(s))"
+                               % (status["driver_version"], status["device_count"])
+                               if status["available"] else "unavailable: " + status["reason"])
     info["LOADED_LIBS"] = ", ".join(names)
     info["RUNTIME_ONLY"] = "ON" if base.RUNTIME_ONLY else "OFF"
     return info

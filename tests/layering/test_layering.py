@@ -17,7 +17,13 @@ MODULE_CXX = ("_ZN3tvm3ffi9ModuleObj", "_ZN3tvm3ffi6Module", "_ZTVN3tvm3ffi9Modu
 LAYERS = {
     "LIB_TVM_FFI": ("libtvm_ffi.so", set(), ("TVMFFI",) + MODULE_CXX),
     "LIB_TVM_RUNTIME": ("libtvm_runtime.so", {"libtvm_ffi.so"}, ("TVMBackend",)),
+    # Exports nothing: registers device_api.cuda etc. at load; the driver is dlopen'ed, never
+    # NEEDED (so it loads on machines without one).
+    "LIB_TVM_RUNTIME_CUDA": ("libtvm_runtime_cuda.so", {"libtvm_ffi.so", "libtvm_runtime.so"}, ()),
 }
+# Backends are only built where their toolkit headers exist (runtime_cuda/defs.bzl).
+OPTIONAL = {"LIB_TVM_RUNTIME_CUDA"}
+LAYERS = {k: v for k, v in LAYERS.items() if k not in OPTIONAL or os.environ.get(k)}
 OUR_PREFIXES = ("TVM", "_ZN3tvm", "_ZNK3tvm", "_ZTVN3tvm", "_ZTIN3tvm", "_ZTSN3tvm")
 
 
@@ -66,4 +72,25 @@ def test_undefined_symbols_come_from_lower_layers_or_the_system():
 def test_exports_are_only_c_entry_points_and_the_module_abi():
     for env, (name, _, prefix) in LAYERS.items():
         exported = [s for s in _symbols(os.environ[env], "--defined-only")]
+        if not prefix:  # a backend: nothing at all
+            assert not exported, (name, exported[:10])
+            continue
         assert exported and all(s.startswith(prefix) for s in exported), (name, exported[:10])
+
+
+def test_cuda_backend_never_links_the_driver():
+    path = os.environ.get("LIB_TVM_RUNTIME_CUDA")
+    if not path:
+        import pytest
+
+        pytest.skip("libtvm_runtime_cuda is not built here (no CUDA headers)")
+    assert not any(n.startswith(("libcuda", "libcudart")) for n in _readelf_needed(path))
+    undefined = [s.split("@")[0] for s in _symbols(path, "--undefined-only")]
+    assert not [s for s in undefined if s.startswith("cu")], "driver symbols must be dlsym'ed"
+
+
+def test_runtime_knows_nothing_of_cuda():
+    """libtvm_runtime reaches CUDA only by name (device_api.cuda): no driver names inside."""
+    data = open(os.environ["LIB_TVM_RUNTIME"], "rb").read()
+    for marker in (b"libcuda", b"cuInit", b"cuMemAlloc", b"cuLaunchKernel", b"libtvm_runtime_cuda"):
+        assert marker not in data, marker

@@ -4,6 +4,10 @@ from .device import Device, cpu, cuda, device
 from .tensor import Tensor, empty, tensor
 from .module import load_module
 from .vm import Executable, VirtualMachine
+from . import cuda_support
+from .cuda_support import driver_status as cuda_driver_status
+from .cuda_support import unavailable_reason as cuda_unavailable_reason
 
-__all__ = ["Device", "Executable", "Tensor", "VirtualMachine", "cpu", "cuda", "device",
+__all__ = ["Device", "Executable", "Tensor", "VirtualMachine", "cpu", "cuda",
+           "cuda_driver_status", "cuda_support", "cuda_unavailable_reason", "device",
            "empty", "load_module", "tensor"]
