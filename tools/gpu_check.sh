@@ -4,8 +4,8 @@
 # hand-written kernels as PTX, cubin (ptxas) and fatbin, run.py and the check modules.
 # Then, on a lent GPU machine (one `run` call, .devcheck carried):
 #   set -o pipefail; PYTHONUNBUFFERED=1 python3 .devcheck/run.py 2>&1 | tee $OUT/log
-# Extra check modules (e.g. compiler kernels) go next to runtime_checks.py and are named on
-# the run.py command line.
+# run.py runs runtime_checks (hand-written kernels) and compiled_checks (kernels tvm.compile
+# made here for cuda -arch=sm_90, exported as .so files: tools/gpu_check/prepare_compiled.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CUDA=${CUDA_HOME:-/usr/local/cuda}
@@ -19,6 +19,7 @@ mkdir -p .devcheck/python/tvm_ffi/lib .devcheck/python/tvm/lib
 cp -L bazel-bin/python/tvm_ffi/lib/libtvm_ffi.so .devcheck/python/tvm_ffi/lib/
 cp -L bazel-bin/python/tvm/lib/*.so .devcheck/python/tvm/lib/
 cp tools/gpu_check/*.py tools/gpu_check/runtime_kernels.ptx .devcheck/
+python3 tools/gpu_check/prepare_compiled.py .devcheck/compiled
 "$CUDA/bin/ptxas" -arch=sm_90 .devcheck/runtime_kernels.ptx -o .devcheck/runtime_kernels.cubin
 "$CUDA/bin/fatbinary" --create=.devcheck/runtime_kernels.fatbin \
   --image3=kind=elf,sm=90,file=.devcheck/runtime_kernels.cubin \

@@ -10,33 +10,22 @@ Two paths, chosen by the target's `-device-compiler`:
     dev.blob      # apache-tvm's CUDA module format
     dev.module    # ffi.Module.load_from_bytes.cuda(blob) when libtvm_runtime_cuda is loaded
 
-The blob (docs/cuda.md): little-endian; str = u64 length + bytes.
-    str fmt ("ptx" | "cubin"); u64 n; n x (str key, FunctionInfo); str code
-    FunctionInfo = str name; u64 k + k x (u8 code, u8 bits, u16 lanes) argument types;
-                   u64 m + m x str launch tag; u64 k + k x i32 extra tag (0)
-The packed call of a kernel is its arguments followed by one int64 per launch tag.
+The blob is apache-tvm's CUDA module format (docs/cuda.md; written by
+tvm.runtime.cuda_support, which the runtime-only package also has). The packed call of a
+kernel is its arguments followed by one int64 per launch tag.
 """
 
 import glob
 import os
-import struct
 
 import tvm_ffi
 
 from ..ir import _api
+from ..runtime.cuda_support import FunctionInfo, pack_module_blob, unpack_module_blob
 
 _TRIPLE = "nvptx64-nvidia-cuda"
 # DLDataTypeCode of the argument types in FunctionInfo (handles are {3, 64, 1}).
-_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "bool": 1}
-
-
-def _u64(v):
-    return struct.pack("<Q", v)
-
-
-def _str(s):
-    b = s.encode() if isinstance(s, str) else bytes(s)
-    return _u64(len(b)) + b
+_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4}
 
 
 def _arg_type(dtype):
@@ -58,52 +47,16 @@ def _arg_type(dtype):
 
 def pack_blob(fmt, code, infos):
     """The serialized CUDA module. `infos`: [(name, [(code, bits, lanes)...], [tag...])]."""
-    out = [_str(fmt), _u64(len(infos))]
-    for name, arg_types, tags in infos:
-        out.append(_str(name))
-        out.append(_str(name))
-        out.append(_u64(len(arg_types)))
-        out.extend(struct.pack("<BBH", c, b, l) for c, b, l in arg_types)
-        out.append(_u64(len(tags)))
-        out.extend(_str(t) for t in tags)
-        out.append(_u64(len(arg_types)))
-        out.extend(struct.pack("<i", 0) for _ in arg_types)
-    out.append(_str(code))
-    return b"".join(out)
+    functions = {name: FunctionInfo(name, list(args), list(tags), [0] * len(args))
+                 for name, args, tags in infos}
+    return pack_module_blob(fmt, functions, code)
 
 
 def unpack_blob(blob):
     """(fmt, [(name, arg_types, tags, extra_tags)], code) of a serialized CUDA module."""
-    blob = bytes(blob)
-    pos = 0
-
-    def take(n):
-        nonlocal pos
-        if n < 0 or pos + n > len(blob):
-            raise ValueError("cuda blob: truncated at byte %d" % pos)
-        out = blob[pos:pos + n]
-        pos += n
-        return out
-
-    def u64():
-        return struct.unpack("<Q", take(8))[0]
-
-    def string():
-        return take(u64())
-
-    fmt = string().decode()
-    infos = []
-    for _ in range(u64()):
-        string()  # key
-        name = string().decode()
-        args = [struct.unpack("<BBH", take(4)) for _ in range(u64())]
-        tags = [string().decode() for _ in range(u64())]
-        extra = [struct.unpack("<i", take(4))[0] for _ in range(u64())]
-        infos.append((name, args, tags, extra))
-    code = string()
-    if pos != len(blob):
-        raise ValueError("cuda blob: %d trailing bytes" % (len(blob) - pos))
-    return fmt, infos, code
+    fmt, functions, code = unpack_module_blob(bytes(blob))
+    return fmt, [(f.name, [tuple(a) for a in f.arg_types], list(f.launch_param_tags),
+                  list(f.arg_extra_tags)) for f in functions.values()], code
 
 
 def find_libdevice():
