@@ -10,12 +10,18 @@ SYSTEM = {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6", "ld-linux
 SANITIZER_LIBS = ("libasan.so", "libubsan.so", "liblsan.so", "libtsan.so")
 SANITIZER_PREFIXES = ("__asan", "__ubsan", "__sanitizer", "__lsan", "__tsan")
 # What each library may NEED beyond the system, and the prefixes its own exports carry.
-# libtvm_ffi also exports the C++ names of tvm::ffi::ModuleObj / Module (the ABI shared with
-# apache-tvm-ffi: vtable, typeinfo, out-of-line methods; ffi/tvm_ffi.lds).
+# libtvm_ffi also exports the non-inline C++ API apache-tvm-ffi's library exports (ModuleObj /
+# Module: vtable, typeinfo, out-of-line methods; the extra API: json, repr, deep copy,
+# recursive and structural compare/hash, JSON graphs, error access paths; ffi/tvm_ffi.lds,
+# each checked against the reference by //tests/abi).
 MODULE_CXX = ("_ZN3tvm3ffi9ModuleObj", "_ZN3tvm3ffi6Module", "_ZTVN3tvm3ffi9ModuleObjE",
               "_ZTIN3tvm3ffi9ModuleObjE", "_ZTSN3tvm3ffi9ModuleObjE")
+EXTRA_CXX = ("_ZN3tvm3ffi4json", "_ZN3tvm3ffi9ReprPrint", "_ZN3tvm3ffi8DeepCopy",
+             "_ZN3tvm3ffi11Recursive", "_ZN3tvm3ffi13RecursiveHash", "_ZN3tvm3ffi11ToJSONGraph",
+             "_ZN3tvm3ffi13FromJSONGraph", "_ZN3tvm3ffi15StructuralEqual",
+             "_ZN3tvm3ffi14StructuralHash", "_ZN3tvm3ffi17VisitErrorContext")
 LAYERS = {
-    "LIB_TVM_FFI": ("libtvm_ffi.so", set(), ("TVMFFI",) + MODULE_CXX),
+    "LIB_TVM_FFI": ("libtvm_ffi.so", set(), ("TVMFFI",) + MODULE_CXX + EXTRA_CXX),
     "LIB_TVM_RUNTIME": ("libtvm_runtime.so", {"libtvm_ffi.so"}, ("TVMBackend",)),
     # Exports nothing: registers device_api.cuda etc. at load; the driver is dlopen'ed, never
     # NEEDED (so it loads on machines without one).

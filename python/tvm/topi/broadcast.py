@@ -65,7 +65,15 @@ divide = _binary("divide", lambda x, y: tir.div(x, y) if "int" not in str(x.dtyp
 floor_divide = _binary("floor_divide", lambda x, y: tir.floordiv(x, y) if "int" in str(x.dtype)
                        else tir.floor(x / y))
 floor_mod = _binary("floor_mod", tir.floormod)
-power = _binary("power", tir.pow)
+def _pow(x, y):
+    if "float" in str(x.dtype):
+        return tir.pow(x, y)
+    # Integers: through float64 (exact for results below 2**53), rounded back.
+    r = tir.pow(tir.cast(x, "float64"), tir.cast(y, "float64"))
+    return tir.cast(tir.round(r), str(x.dtype))
+
+
+power = _binary("power", _pow)
 maximum = _binary("maximum", tir.max)
 minimum = _binary("minimum", tir.min)
 equal = _binary("equal", lambda x, y: tir.EQ(x, y))

@@ -54,10 +54,15 @@ def transpose(x, axes=None):
 
 
 def expand_dims(x, axis, num_newaxis=1):
-    nd = len(x.shape) + num_newaxis
-    axes = [axis] if isinstance(axis, int) else list(axis)
-    axes = sorted(a % nd for a in axes) if isinstance(axis, (list, tuple)) else \
-        [a % nd for a in range(axis % nd, axis % nd + num_newaxis)]
+    """New unit dimensions: at `axis` (num_newaxis of them, TVM's form), or at every position
+    of the list `axis` (positions in the output)."""
+    if isinstance(axis, (list, tuple)):
+        nd = len(x.shape) + len(axis)
+        axes = sorted(int(a) % nd for a in axis)
+    else:
+        nd = len(x.shape) + num_newaxis
+        start = int(axis) % nd
+        axes = list(range(start, start + num_newaxis))
     shape, src_pos = [], []
     it = iter(range(len(x.shape)))
     for k in range(nd):

@@ -8,7 +8,7 @@ tools/onnx_ops_report.py, which writes docs/onnx_ops.md.
 
 import numpy as np
 
-from .converters import CONVERTERS
+from .converters import CONVERTERS, PARAMETER_INPUTS
 
 
 def node_cases():
@@ -39,25 +39,63 @@ def op_types(model):
     return sorted({_key(n) for n in model.graph.node})
 
 
+def _array(v):
+    """Test data as numpy (some cases store TensorProtos)."""
+    if hasattr(v, "SerializeToString") and hasattr(v, "dims"):
+        from onnx import numpy_helper
+        return numpy_helper.to_array(v)
+    return np.array(v, order="C")  # not ascontiguousarray: it makes 0-d arrays 1-d
+
+
+def freeze_parameter_inputs(model, data_sets):
+    """The node tests feed some parameters (axes, shapes, pads...) as graph inputs; exported
+    models have them as initializers or constants, which the frontend needs at import. Those
+    inputs become initializers with the test's values (only with a single data set).
+    Returns (model, data_sets) with the frozen inputs removed from each data set."""
+    from onnx import numpy_helper
+
+    positions = set()
+    for n in model.graph.node:
+        for k in PARAMETER_INPUTS.get(n.op_type, []):
+            if k < len(n.input) and n.input[k]:
+                positions.add(n.input[k])
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [i.name for i in model.graph.input if i.name not in inits]
+    frozen = [name for name in inputs if name in positions]
+    if not frozen or len(data_sets) != 1:
+        return model, data_sets
+    m = type(model)()
+    m.CopyFrom(model)
+    values = dict(zip(inputs, [_array(v) for v in data_sets[0][0]]))
+    keep = [vi for vi in m.graph.input if vi.name not in frozen]
+    del m.graph.input[:]
+    m.graph.input.extend(keep)
+    for name in frozen:
+        m.graph.initializer.append(numpy_helper.from_array(np.asarray(values[name]), name))
+    new_inputs = [values[n] for n in inputs if n not in frozen]
+    return m, [(new_inputs, data_sets[0][1])]
+
+
 def run_case(case, rtol=1e-4, atol=1e-5):
     """Raises AssertionError (wrong values) or the frontend's/compiler's error."""
     import tvm
     from tvm import relax
     from . import from_onnx
 
-    mod = from_onnx(case.model)
+    model, data_sets = freeze_parameter_inputs(case.model, case.data_sets)
+    mod = from_onnx(model)
     ex = relax.build(mod, "llvm")
     vm = relax.VirtualMachine(ex, tvm.cpu())
-    names = [i.name for i in case.model.graph.input
-             if i.name not in {x.name for x in case.model.graph.initializer}]
-    for inputs, outputs in case.data_sets:
-        args = [tvm.runtime.tensor(np.ascontiguousarray(a)) for a in inputs[:len(names)]]
+    names = [i.name for i in model.graph.input
+             if i.name not in {x.name for x in model.graph.initializer}]
+    for inputs, outputs in data_sets:
+        args = [tvm.runtime.tensor(_array(a)) for a in inputs[:len(names)]]
         got = vm["main"](*args)
         got = [got] if len(outputs) == 1 else list(got)
         assert len(got) == len(outputs), "%d outputs, expected %d" % (len(got), len(outputs))
         for g, want in zip(got, outputs):
             g = g.numpy()
-            want = np.asarray(want)
+            want = _array(want)
             assert g.shape == want.shape, "shape %s, expected %s" % (g.shape, want.shape)
             assert g.dtype == want.dtype, "dtype %s, expected %s" % (g.dtype, want.dtype)
             if want.dtype.kind in "fc":

@@ -20,6 +20,15 @@ class OnnxOpError(NotImplementedError):
 
 CONVERTERS = {}
 
+# Inputs the frontend needs as values at import (in exported models they are initializers or
+# Constant nodes): op type -> input positions.
+PARAMETER_INPUTS = {
+    "Reshape": [1], "Unsqueeze": [1], "Squeeze": [1], "ReduceSum": [1], "ReduceMean": [1],
+    "ReduceMax": [1], "ReduceMin": [1], "ReduceProd": [1], "ConstantOfShape": [0],
+    "Range": [0, 1, 2], "Expand": [1], "Tile": [1], "Slice": [1, 2, 3, 4], "Pad": [1, 2, 3],
+    "Split": [1], "Dropout": [1, 2],
+}
+
 
 class Converter:
     requires = ()
@@ -45,6 +54,23 @@ def register(*names):
             CONVERTERS[n] = cls
         return cls
     return deco
+
+
+SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                    "uint64", "float32", "float64")
+
+
+def _supported_dtype(np_dtype, what):
+    """The dtype name, or NotImplementedError naming it (float16/bfloat16/float8/int4, strings)."""
+    try:
+        name = str(np.dtype(np_dtype))
+    except TypeError:
+        name = str(np_dtype)
+    if name not in SUPPORTED_DTYPES:
+        raise NotImplementedError("%s: element type %s is not supported (supported: %s)"
+                                  % (what, name if name != "object" else "string/sub-byte",
+                                     ", ".join(SUPPORTED_DTYPES)))
+    return name
 
 
 def _np(ctx, i):
@@ -76,7 +102,7 @@ def _div_np(a, b):
 
 for _name, _rfn, _nfn in [
         ("Add", R.add, np.add), ("Sub", R.subtract, np.subtract), ("Mul", R.multiply, np.multiply),
-        ("Div", R.divide, _div_np), ("Pow", R.power, None),
+        ("Div", R.divide, _div_np),
         ("Equal", R.equal, np.equal), ("Less", R.less, np.less), ("Greater", R.greater, np.greater),
         ("LessOrEqual", R.less_equal, np.less_equal), ("GreaterOrEqual", R.greater_equal, np.greater_equal),
         ("And", R.logical_and, np.logical_and), ("Or", R.logical_or, np.logical_or),
@@ -87,6 +113,21 @@ for _name, _rfn, _nfn in [
         ("Floor", R.floor, np.floor), ("Ceil", R.ceil, np.ceil), ("Sin", R.sin, None), ("Cos", R.cos, None),
         ("Sign", R.sign, np.sign)]:
     CONVERTERS[_name] = _elementwise(_rfn, _nfn, _name)
+
+
+@register("Pow")
+class Pow(Converter):
+    """The result has the base's type; the exponent is cast to it (ONNX allows mixing)."""
+
+    @classmethod
+    def _impl_v7(cls, ctx, inputs, attrs):
+        base, exp = inputs
+        dt = ctx.dtype_of(base)
+        if ctx.consts[1] is not None:
+            exp = _expr.const(ctx.consts[1].astype(dt))
+        elif ctx.dtype_of(exp) != dt:
+            exp = R.astype(exp, dt)
+        return R.power(base, exp)
 
 
 @register("Identity")
@@ -143,19 +184,15 @@ class Clip(Converter):
 
     @classmethod
     def _impl_v11(cls, ctx, inputs, attrs):
-        lo = _np(ctx, 1)
-        hi = _np(ctx, 2)
-        if (len(inputs) > 1 and inputs[1] is not None and lo is None) or \
-                (len(inputs) > 2 and inputs[2] is not None and hi is None):
-            out = inputs[0]
-            if len(inputs) > 1 and inputs[1] is not None:
-                out = R.maximum(out, inputs[1])
-            if len(inputs) > 2 and inputs[2] is not None:
-                out = R.minimum(out, inputs[2])
-            return out
-        info = np.finfo("float32")
-        return R.clip(inputs[0], float(lo) if lo is not None else float(info.min),
-                      float(hi) if hi is not None else float(info.max))
+        x = inputs[0]
+        dt = ctx.dtype_of(x)
+        out = x
+        for k, fn in ((1, R.maximum), (2, R.minimum)):
+            if len(inputs) <= k or inputs[k] is None:
+                continue
+            bound = _expr.const(np.asarray(ctx.consts[k]).astype(dt)) if ctx.consts[k] is not None else inputs[k]
+            out = fn(out, bound)
+        return out
 
 
 @register("LeakyRelu")
@@ -208,7 +245,7 @@ class Cast(Converter):
     @classmethod
     def _impl_v6(cls, ctx, inputs, attrs):
         from onnx import helper
-        dt = str(np.dtype(helper.tensor_dtype_to_np_dtype(attrs["to"])))
+        dt = _supported_dtype(helper.tensor_dtype_to_np_dtype(attrs["to"]), "Cast")
         if ctx.consts[0] is not None:
             return ctx.consts[0].astype(dt)
         return R.astype(inputs[0], dt)
@@ -220,6 +257,10 @@ class Dropout(Converter):
 
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
+        training = _np(ctx, 2)
+        if len(inputs) > 2 and inputs[2] is not None and (training is None or bool(training)):
+            raise NotImplementedError("Dropout in training mode (random) is not supported; "
+                                      "export the model for inference")
         if len(ctx.node.output) > 1 and ctx.node.output[1]:
             shape = ctx.static_shape(inputs[0])
             if shape is None:
@@ -300,9 +341,16 @@ class LayerNormalization(Converter):
         if beta is None:
             bshape = ctx.static_shape(gamma)
             beta = _expr.const(np.zeros(bshape, dt))
-        if len([o for o in ctx.node.output if o]) > 1:
-            raise NotImplementedError("LayerNormalization: only the Y output is supported")
-        return R.nn.layer_norm(x, gamma, beta, axes=axes, epsilon=attrs.get("epsilon", 1e-5))
+        eps = attrs.get("epsilon", 1e-5)
+        y = R.nn.layer_norm(x, gamma, beta, axes=axes, epsilon=eps)
+        if len([o for o in ctx.node.output if o]) == 1:
+            return y
+        # Mean and InvStdDev (training outputs), with the normalized axes kept as 1s.
+        mean = ctx.bb.emit(R.mean(x, axis=axes, keepdims=True))
+        centered = ctx.bb.emit(R.subtract(x, mean))
+        var = ctx.bb.emit(R.mean(R.multiply(centered, centered), axis=axes, keepdims=True))
+        inv = R.rsqrt(R.add(var, _expr.const(np.array(eps, dt))))
+        return y, mean, inv
 
 
 # ---------------------------------------------------------------- shapes
@@ -384,7 +432,8 @@ class Flatten(Converter):
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
         shape = ctx.shape_of(inputs[0])
-        axis = attrs.get("axis", 1) % (len(shape) + 1) if shape else 1
+        axis = attrs.get("axis", 1)
+        axis = axis + len(shape) if axis < 0 else axis
         if ctx.consts[0] is not None:
             c = ctx.consts[0]
             return c.reshape(int(np.prod(c.shape[:axis])), -1)

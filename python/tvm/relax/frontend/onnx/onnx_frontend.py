@@ -24,7 +24,7 @@ from ...block_builder import BlockBuilder
 from ....ir import IRModule
 from .... import tir
 
-from .converters import CONVERTERS, OnnxOpError
+from .converters import CONVERTERS, OnnxOpError, _supported_dtype
 
 
 def _np_dtype(elem_type):
@@ -59,9 +59,14 @@ class GraphImporter:
         return int(d)
 
     def _input_sinfo(self, vi):
+        from .converters import _supported_dtype
         name = vi.name
+        if not vi.type.HasField("tensor_type"):
+            raise NotImplementedError("from_onnx: input %s is a %s; only tensor inputs are supported"
+                                      % (name, vi.type.WhichOneof("value")))
         t = vi.type.tensor_type
-        dtype = self.dtype_dict.get(name) or (str(_np_dtype(t.elem_type)) if t.elem_type else self.default_dtype)
+        dtype = self.dtype_dict.get(name) or (
+            _supported_dtype(_np_dtype(t.elem_type), "input " + name) if t.elem_type else self.default_dtype)
         if name in self.shape_dict:
             shape = [self.dim(d) for d in self.shape_dict[name]]
         else:
@@ -94,6 +99,7 @@ class GraphImporter:
         params, param_values = [], []
         for init in self.graph.initializer:
             arr = numpy_helper.to_array(init)
+            _supported_dtype(arr.dtype, "initializer " + init.name)
             init_names.add(init.name)
             if self.keep_params:
                 v = _expr.Var(init.name, _expr.TensorStructInfo(list(arr.shape), str(arr.dtype)))
