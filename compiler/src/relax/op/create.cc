@@ -99,7 +99,10 @@ StructInfo InferArange(const CallNode* call) {
   if (*st == 0) TVM_FFI_THROW(ValueError) << op << ": step must be non-zero";
   PrimExpr span = *st > 0 ? Sub(end.i, start.i) : Sub(start.i, end.i);
   int64_t a = *st > 0 ? *st : -*st;
-  return TensorSInfo({Simp(Max(FloorDiv(Add(span, I64(a - 1)), I64(a)), I64(0)))}, dt);
+  PrimExpr len = Simp(FloorDiv(Add(span, I64(a - 1)), I64(a)));
+  // a constant length is clamped at 0; a symbolic one is taken as is (arange(n) has n elements)
+  if (const int64_t* c = AsConstInt(len)) return TensorSInfo({I64(*c > 0 ? *c : 0)}, dt);
+  return TensorSInfo({len}, dt);
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {

@@ -93,6 +93,9 @@ def _pad(bb, call):
 def _split(bb, call):
     ios = _attr(call, "indices_or_sections")
     ios = int(ios) if isinstance(ios, int) else _ints(ios)
+    if ios == 1 or ios == []:  # one part: the input itself, as a 1-tuple (call_tir would not make one)
+        from ..expr import Tuple
+        return Tuple([call.args[0]])
     return bb.call_te(indexing.split, call.args[0], indices_or_sections=ios, axis=int(_attr(call, "axis", 0)),
                       primfunc_name_hint="split")
 
