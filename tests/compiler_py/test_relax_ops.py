@@ -306,6 +306,21 @@ def test_property_pad(shape, data):
     np.testing.assert_array_equal(got, want)
 
 
+@settings(max_examples=6, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=2, max_size=3), seed=st.integers(0, 100),
+       beta=st.sampled_from([1.0, 2.0]), threshold=st.sampled_from([20.0, 1.0]))
+def test_property_activations(shape, seed, beta, threshold):
+    rng = np.random.default_rng(seed)
+    x = (rand(rng, shape) * 3).astype("float32")
+    alpha = rand(rng, [shape[1]])
+    t = torch.tensor(x)
+    got = run(lambda a, al: relax.Tuple([R.nn.relu6(a), R.nn.selu(a), R.nn.softplus(a, beta, threshold),
+                                         R.nn.prelu(a, al, axis=1)]), [x, alpha])
+    want = [F.relu6(t), F.selu(t), F.softplus(t, beta, threshold), F.prelu(t, torch.tensor(alpha))]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-5)
+
+
 # ---------------------------------------------------------------- indexing and data movement
 
 @settings(max_examples=10, deadline=None)
@@ -520,6 +535,8 @@ ERRORS = [
     ("cannot broadcast a 3-d tensor", ValueError, lambda x: R.broadcast_to(x, [3, 3]), [T([1, 3, 3])]),
     ("fill_value must be a scalar", ValueError, lambda x: R.full([2], x), [T([2])]),
     ("step must be non-zero", ValueError, lambda x: R.arange(0, 5, 0), [T([1])]),
+    ("alpha has 3 elements", ValueError, lambda x, a: R.nn.prelu(x, a), [T([2, 4]), T([3])]),
+    ("relax.nn.selu expects a float tensor", TypeError, lambda x: R.nn.selu(x), [T([2], "int32")]),
     ("reflect padding", ValueError, lambda x: R.nn.pad(x, [2, 0], "reflect"), [T([2])]),
 ]
 

@@ -167,3 +167,25 @@ def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
         else:
             flat.append(int(p))
     return _call("pad", [data], {"pad_width": flat, "pad_mode": str(pad_mode), "pad_value": float(pad_value)})
+
+
+# ---------------------------------------------------------------- more activations
+
+def relu6(data):
+    """min(max(x, 0), 6): a composite (clip), as TVM's."""
+    from . import clip
+    return clip(data, 0, 6)
+
+
+def selu(data):
+    return _call("selu", [data])
+
+
+def softplus(data, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold."""
+    return _call("softplus", [data], {"beta": float(beta), "threshold": float(threshold)})
+
+
+def prelu(data, alpha, axis=1):
+    """x where x > 0, else alpha[c] * x along `axis`."""
+    return _call("prelu", [data, alpha], {"axis": int(axis)})

@@ -3,7 +3,7 @@ strided_slice, take, gather, broadcast_to, tile) and creation operators to TE (t
 registered in LegalizeOps' table."""
 
 from ... import topi
-from ...topi import creation, indexing, nn_conv, normalization, pooling
+from ...topi import activation, creation, indexing, nn_conv, normalization, pooling
 from ...topi._layout import transpose_from, transpose_to
 from .legalize_ops import _attr, register_legalize
 
@@ -169,6 +169,23 @@ def _arange(bb, call):
     start, step = _attr(call, "start", 0), _attr(call, "step", 1)
     n = sinfo.shape[0]
     return bb.call_te(lambda: creation.arange(start, step, n, dtype), primfunc_name_hint="arange")
+
+
+@register_legalize("relax.nn.selu")
+def _selu(bb, call):
+    return bb.call_te(activation.selu, call.args[0], primfunc_name_hint="selu")
+
+
+@register_legalize("relax.nn.softplus")
+def _softplus(bb, call):
+    return bb.call_te(activation.softplus, call.args[0], beta=float(_attr(call, "beta", 1.0)),
+                      threshold=float(_attr(call, "threshold", 20.0)), primfunc_name_hint="softplus")
+
+
+@register_legalize("relax.nn.prelu")
+def _prelu(bb, call):
+    return bb.call_te(activation.prelu, call.args[0], call.args[1], axis=int(_attr(call, "axis", 1)),
+                      primfunc_name_hint="prelu")
 
 
 __all__ = ["topi"]
