@@ -385,6 +385,25 @@ def test_property_take(shape, ishape, data):
     np.testing.assert_array_equal(got, want)
 
 
+def test_strided_slice_with_symbolic_bounds():
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([n, 8], "float32"))
+    k = relax.Var("k", relax.TensorStructInfo([m], "float32"))
+
+    def body(a, b):
+        bb = relax.BlockBuilder.current()
+        head = bb.emit(R.strided_slice(a, [0, 1], [0, 1], [m, 2**31 - 1]))  # a[:m, 1:]
+        assert _dims(head.struct_info) == ["m", "T.int64(7)"]
+        # a[1:] (inferred only: the VM does not allocate computed dimensions yet)
+        tail = bb.normalize(R.strided_slice(a, [0], [1], [2**31 - 1]))
+        assert _dims(tail.struct_info) == ["(n - T.int64(1))", "T.int64(8)"]
+        return head
+    vm = _build([x, k], body)
+    data = np.arange(40, dtype="float32").reshape(5, 8)
+    got = vm["main"](tvm.runtime.tensor(data), tvm.runtime.tensor(np.zeros(3, "float32"))).numpy()
+    np.testing.assert_array_equal(got, data[:3, 1:])
+
+
 def test_take_without_axis_and_nan_mode():
     x = np.arange(5, dtype="float32")
     np.testing.assert_array_equal(run(lambda a, i: R.take(a, i), [x, np.array([4, 0, -1], "int64")]), [4, 0, 4])

@@ -41,11 +41,19 @@ def _simplify(e):
 
 
 def slice_begin(dim, begin, end, stride):
-    """The first index of x[begin:end:stride] along a dimension of length `dim` (int64)."""
+    """The first index of x[begin:end:stride] along a dimension of length `dim` (int64), as the
+    operator's inference: negative constants count from the end, constants are clipped when
+    the dimension is constant, symbolic values (or constants on a symbolic dimension) are
+    taken as in bounds, values >= 2**31 - 1 mean "to the end"."""
+    lo = 0 if stride > 0 else -1
     dim = i64(dim)
-    if stride > 0:
-        return tir.max(dim + begin, i64(0)) if begin < 0 else tir.min(i64(begin), dim)
-    return tir.max(dim + begin, i64(-1)) if begin < 0 else tir.min(i64(begin), dim - 1)
+    if not isinstance(begin, int):
+        return i64(begin)
+    if begin < 0:
+        return tir.max(dim + begin, i64(lo))
+    if begin >= 2**31 - 1:
+        return dim + lo
+    return tir.min(i64(begin), dim + lo) if const_int(dim) is not None else i64(begin)
 
 
 def strided_slice(x, axes, begin, end, strides, out_shape):

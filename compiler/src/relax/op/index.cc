@@ -57,26 +57,51 @@ StructInfo InferSplit(const CallNode* call) {
   return TupleSInfo(Array<StructInfo>(outs.begin(), outs.end()));
 }
 
-/*! \brief Length of x[begin:end:stride] along a dim of length `dim` (python slice semantics). */
-PrimExpr SliceLength(PrimExpr dim, int64_t begin, int64_t end, int64_t stride) {
-  auto norm = [&](int64_t v, int64_t lo_off) -> PrimExpr {
+/*! \brief attrs[key] as int64 PrimExprs (ints, or symbolic values such as a shape's var). */
+std::vector<PrimExpr> ExprsAttr(const CallNode* call, const char* key) {
+  std::vector<PrimExpr> out;
+  std::optional<Any> v = call->attrs.Get(String(key));
+  if (!v.has_value() || v->type_index() == kTVMFFINone) return out;
+  for (const Any& a : v->cast<Array<Any>>()) {
+    if (a.type_index() == kTVMFFIInt) out.push_back(I64(a.cast<int64_t>()));
+    else out.push_back(MakeCast(Int(64), a.cast<PrimExpr>()));
+  }
+  return out;
+}
+
+/*!
+ * \brief Length of x[begin:end:stride] along a dim of length `dim` (python slice semantics; a
+ * symbolic begin/end is taken as non-negative).
+ */
+PrimExpr SliceLength(PrimExpr dim, PrimExpr begin, PrimExpr end, int64_t stride) {
+  auto norm = [&](const PrimExpr& v, int64_t lo_off) -> PrimExpr {
     // stride > 0: clamp to [0, dim]; stride < 0: clamp to [-1, dim - 1]
     PrimExpr lo = I64(lo_off), hi = Add(dim, I64(lo_off));
-    if (v < 0) return Max(Add(dim, I64(v)), lo);
-    return Min(I64(v), hi);
+    const int64_t* c = AsConstInt(v);
+    bool dim_known = AsConstInt(dim) != nullptr;
+    if (c && *c < 0) return Max(Add(dim, v), lo);
+    if (c && *c >= std::numeric_limits<int32_t>::max()) return hi;  // "to the end"
+    if (c == nullptr || !dim_known) return v;  // symbolic value or dim: taken as in bounds
+    return Min(v, hi);
   };
+  PrimExpr len;
   if (stride > 0) {
     PrimExpr b = norm(begin, 0), e = norm(end, 0);
-    return Simp(Max(FloorDiv(Add(Sub(e, b), I64(stride - 1)), I64(stride)), I64(0)));
+    len = Simp(FloorDiv(Add(Sub(e, b), I64(stride - 1)), I64(stride)));
+  } else {
+    PrimExpr b = norm(begin, -1), e = norm(end, -1);
+    len = Simp(FloorDiv(Add(Sub(b, e), I64(-stride - 1)), I64(-stride)));
   }
-  PrimExpr b = norm(begin, -1), e = norm(end, -1);
-  return Simp(Max(FloorDiv(Add(Sub(b, e), I64(-stride - 1)), I64(-stride)), I64(0)));
+  // empty when negative (constant); a symbolic length is taken as is (in-bounds slices)
+  const int64_t* c = AsConstInt(len);
+  return c ? I64(*c > 0 ? *c : 0) : len;
 }
 
 StructInfo InferStridedSlice(const CallNode* call) {
   std::string op = OpName(call);
   const TensorStructInfoNode* x = TensorArg(call, 0);
-  std::vector<int64_t> axes = IntsAttr(call, "axes"), begin = IntsAttr(call, "begin"), end = IntsAttr(call, "end");
+  std::vector<int64_t> axes = IntsAttr(call, "axes");
+  std::vector<PrimExpr> begin = ExprsAttr(call, "begin"), end = ExprsAttr(call, "end");
   std::vector<int64_t> strides = IntsAttr(call, "strides", std::vector<int64_t>(axes.size(), 1));
   if (begin.size() != axes.size() || end.size() != axes.size() || strides.size() != axes.size()) {
     TVM_FFI_THROW(ValueError) << op << ": axes, begin, end and strides must have the same length";

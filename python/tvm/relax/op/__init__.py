@@ -147,7 +147,12 @@ def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
     negative strides walk backwards, out-of-range bounds are clipped)."""
     def ints(v):
         return [int(a) for a in v]
-    attrs = {"axes": ints(axes), "begin": ints(begin), "end": ints(end),
+
+    def values(v):  # ints, or symbolic values (a shape's tir.Var, ...)
+        from ... import tir
+        return [int(a.value) if isinstance(a, tir.IntImm) else a if isinstance(a, tir.PrimExpr) else int(a)
+                for a in v]
+    attrs = {"axes": ints(axes), "begin": values(begin), "end": values(end),
              "strides": None if strides is None else ints(strides), "assume_inbound": bool(assume_inbound)}
     return _call("strided_slice", [x], attrs)
 

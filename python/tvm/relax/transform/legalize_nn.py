@@ -104,8 +104,10 @@ def _split(bb, call):
 def _strided_slice(bb, call):
     axes = _ints(_attr(call, "axes"))
     strides = _ints(_attr(call, "strides")) or [1] * len(axes)
-    return bb.call_te(indexing.strided_slice, call.args[0], axes=axes, begin=_ints(_attr(call, "begin")),
-                      end=_ints(_attr(call, "end")), strides=strides,
+    def values(v):
+        return [a if not isinstance(a, int) else int(a) for a in v]
+    return bb.call_te(indexing.strided_slice, call.args[0], axes=axes, begin=values(_attr(call, "begin")),
+                      end=values(_attr(call, "end")), strides=strides,
                       out_shape=list(call.struct_info.shape), primfunc_name_hint="strided_slice")
 
 
