@@ -156,6 +156,55 @@ def test_kernels_with_computed_symbolic_dims_bind_their_vars():
         np.testing.assert_array_equal(out.numpy(), want)
 
 
+def test_resnet_block_matches_torch_eval():
+    """conv-bn-relu-conv-bn + identity, relu, global average pool, linear: torch in eval mode."""
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3, padding=1, bias=False), torch.nn.BatchNorm2d(4),
+                              torch.nn.ReLU(), torch.nn.Conv2d(4, 4, 3, padding=1, bias=False),
+                              torch.nn.BatchNorm2d(4))
+    fc = torch.nn.Linear(4, 3)
+    for bn in (net[1], net[4]):
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        bn.weight.data.uniform_(0.5, 1.5)
+    net.eval()
+
+    def c(t):
+        return relax.const(t.detach().numpy())
+
+    def bn(bb, h, m):
+        t = bb.emit(R.nn.batch_norm(h, c(m.weight), c(m.bias), c(m.running_mean), c(m.running_var), axis=1,
+                                    epsilon=m.eps, training=False))
+        return bb.emit(relax.TupleGetItem(t, 0))
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([n, 4, 6, 6], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            h = bb.emit(R.nn.conv2d(x, c(net[0].weight), padding=1))
+            h = bb.emit(R.nn.relu(bn(bb, h, net[1])))
+            h = bb.emit(R.nn.conv2d(h, c(net[3].weight), padding=1))
+            h = bb.emit(R.nn.relu(R.add(bn(bb, h, net[4]), x)))
+            h = bb.emit(R.reshape(R.nn.adaptive_avg_pool2d(h, 1), [n, 4]))
+            gv = bb.emit_output(R.linear(h, c(fc.weight), c(fc.bias)))
+        bb.emit_func_output(gv)
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    data = np.random.default_rng(0).standard_normal((2, 4, 6, 6)).astype("float32")
+    with torch.no_grad():
+        t = torch.tensor(data)
+        want = fc(torch.relu(net(t) + t).mean(dim=(2, 3))).numpy()
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(data)).numpy(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_conv2d_out_dtype():
+    rng = np.random.default_rng(3)
+    x, w = rand(rng, (1, 2, 5, 5)).astype("float16"), rand(rng, (3, 2, 3, 3)).astype("float16")
+    got = run(lambda a, b: R.nn.conv2d(a, b, out_dtype="float32"), [x, w])
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, conv_ref(x.astype("float32"), w.astype("float32"), [1, 1], [0] * 4, [1, 1], 1),
+                               rtol=1e-3, atol=1e-3)
+
+
 # ---------------------------------------------------------------- pooling
 
 def pool_ref(x, kind, size, strides, padding, dilation, ceil_mode, count_include_pad):
