@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "../support/registry.h"
@@ -66,7 +67,7 @@ bool ContainsReduce(const PrimExpr& e) {
 }
 
 /*! \brief The loop nest and block of one compute stage. */
-Stmt StageNest(const TETensor& t) {
+Stmt StageNest(const TETensor& t, const std::string& block_name) {
   Array<IterVar> axes = t->axis;
   const ReduceNode* red = t->body.as<ReduceNode>();
   if (red) {
@@ -106,7 +107,7 @@ Stmt StageNest(const TETensor& t) {
     body = MakeBufferStore(t->buffer, tir::Substitute(t->body, to_block), idx);
   }
   Block block = tir::WithAccessRegions(
-      MakeBlock(block_vars, {}, {}, std::string(t->buffer->name), body, init, {}, {}));
+      MakeBlock(block_vars, {}, {}, block_name, body, init, {}, {}));
   Stmt s = MakeBlockRealize(bindings, IntImm(Bool(), 1), block);
   for (size_t k = axes.size(); k-- > 0;) s = MakeFor(loops[k], axes[k]->min, axes[k]->extent, 0, s);
   return s;
@@ -128,6 +129,14 @@ PrimFunc CreatePrimFunc(Array<TETensor> args, std::string name) {
   }
   Array<Stmt> stages;
   Array<Buffer> temps;
+  // Block names are unique within a function (schedules find blocks by name): a repeated stage
+  // name (two transposes) becomes name_1, name_2, ... as TVM's.
+  std::unordered_map<std::string, int> name_count;
+  std::unordered_set<std::string> used;
+  for (const TETensor& t : order) {
+    if (t->body.defined()) used.insert(std::string(t->buffer->name));
+  }
+  std::unordered_set<std::string> taken;
   for (const TETensor& t : order) {
     if (!t->body.defined()) {
       if (!is_arg.count(t.get())) {
@@ -137,7 +146,14 @@ PrimFunc CreatePrimFunc(Array<TETensor> args, std::string name) {
       continue;
     }
     if (!is_arg.count(t.get())) temps.push_back(t->buffer);
-    stages.push_back(StageNest(t));
+    std::string block_name(t->buffer->name);
+    if (!taken.insert(block_name).second) {
+      std::string base = block_name;
+      do {
+        block_name = base + "_" + std::to_string(++name_count[base]);
+      } while (used.count(block_name) || !taken.insert(block_name).second);
+    }
+    stages.push_back(StageNest(t, block_name));
   }
   Block root = MakeBlock({}, {}, {}, "root", MakeSeq(stages), Stmt(), temps, {});
   Map<String, Any> attrs;

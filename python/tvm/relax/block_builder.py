@@ -209,7 +209,9 @@ class BlockBuilder:
         argument becomes a te.placeholder of its (symbolic) shape and dtype."""
         from .. import te
 
-        placeholders, tensor_args = [], []
+        from .. import tir
+
+        placeholders, tensor_args, sinfos = [], [], []
         for i, a in enumerate(args):
             a = _expr.convert(a)
             sinfo = self.normalize(a).struct_info
@@ -217,10 +219,27 @@ class BlockBuilder:
                 raise TypeError("call_te: argument %d must be a tensor of known shape" % i)
             placeholders.append(te.placeholder(list(sinfo.shape), str(sinfo.dtype), "arg%d" % i))
             tensor_args.append(a)
+            sinfos.append(sinfo)
         outs = te_func(*placeholders, **kwargs)
         multi = isinstance(outs, (list, tuple))
         outs = list(outs) if multi else [outs]
-        func = te.create_prim_func(placeholders + outs)
+        # A dimension computed from symbolic vars ((h - 1) // 2 + 1) binds nothing in the kernel:
+        # the PrimFunc is made with a fresh var for it (the same for equal expressions); the
+        # call's result shapes stay those in the caller's vars (`outs` above).
+        fresh, kernel_ph = {}, []
+        for i, sinfo in enumerate(sinfos):
+            shape = []
+            for d in sinfo.shape:
+                if not isinstance(d, (tir.Var, tir.IntImm)):
+                    d = fresh.setdefault(str(d), tir.Var("arg%d_d%d" % (i, len(fresh)), str(d.dtype)))
+                shape.append(d)
+            kernel_ph.append(te.placeholder(shape, str(sinfo.dtype), "arg%d" % i) if fresh else placeholders[i])
+        if fresh:
+            kouts = te_func(*kernel_ph, **kwargs)
+            kouts = list(kouts) if multi else [kouts]
+        else:
+            kouts = outs
+        func = te.create_prim_func(kernel_ph + kouts)
         name = primfunc_name_hint or getattr(te_func, "__name__", "te_func")
         gvar = self.add_func(func.with_attr("global_symbol", name), name)
         # the symbol must be the (possibly uniquified) module name

@@ -238,7 +238,9 @@ def _to_tensor(data):
         return data
     from ..runtime import tensor as _tensor
 
-    return _tensor(_np.ascontiguousarray(data))
+    # not np.ascontiguousarray: it makes 0-d arrays 1-d (a scalar constant must stay 0-d)
+    arr = _np.asarray(data)
+    return _tensor(arr if arr.flags.c_contiguous else arr.copy(order="C"))
 
 
 def const(value, dtype=None):

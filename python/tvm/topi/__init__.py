@@ -13,3 +13,6 @@ from .elemwise import (abs, astype, ceil, clip, cos, erf, exp, fast_tanh, floor,
 from .transform import concatenate, expand_dims, flatten, reshape, squeeze, transpose
 from .reduction import max, mean, min, prod, sum  # noqa: A004
 from .nn import gelu, gelu_tanh, layer_norm, log_softmax, matmul, silu, softmax
+from . import activation, creation, indexing, nn_conv, normalization, pooling  # noqa: F401,E402
+from .indexing import (broadcast_to, gather_elements, gather_nd, pad, split, strided_slice,  # noqa: E402
+                       take, tile)

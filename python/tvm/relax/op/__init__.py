@@ -123,3 +123,116 @@ def call_dps_packed(func, args, out_sinfo):
     if not isinstance(args, Tuple):
         args = Tuple(list(args) if isinstance(args, (list, tuple)) else [args])
     return Call("relax.call_dps_packed", [func, args], None, [out_sinfo])
+
+
+# ---------------------------------------------------------------- linear algebra (composites)
+
+def linear(data, weight, bias=None, out_dtype=None):
+    """data @ weight^T (+ bias), TVM's relax.op.linear (weight is (out_features, in_features))."""
+    out = matmul(data, permute_dims(weight), out_dtype=out_dtype)
+    return out if bias is None else add(out, bias)  # noqa: F821 (defined by the loop above)
+
+
+# ---------------------------------------------------------------- indexing and data movement
+
+def split(x, indices_or_sections, axis=0):
+    """A tuple of tensors: `indices_or_sections` an int (equal sections) or split indices."""
+    ios = int(indices_or_sections) if isinstance(indices_or_sections, int) else \
+        [int(i) for i in indices_or_sections]
+    return _call("split", [x], {"indices_or_sections": ios, "axis": int(axis)})
+
+
+def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
+    """x[begin:end:strides] along `axes` (numpy semantics: negative indices count from the end,
+    negative strides walk backwards, out-of-range bounds are clipped)."""
+    def ints(v):
+        return [int(a) for a in v]
+
+    def values(v):  # ints, or symbolic values (a shape's tir.Var, ...)
+        from ... import tir
+        return [int(a.value) if isinstance(a, tir.IntImm) else a if isinstance(a, tir.PrimExpr) else int(a)
+                for a in v]
+    attrs = {"axes": ints(axes), "begin": values(begin), "end": values(end),
+             "strides": None if strides is None else ints(strides), "assume_inbound": bool(assume_inbound)}
+    return _call("strided_slice", [x], attrs)
+
+
+def take(x, indices, axis=None, mode="fast"):
+    return _call("take", [x, indices], {"axis": None if axis is None else int(axis), "mode": str(mode)})
+
+
+def gather_elements(data, indices, axis=0):
+    return _call("gather_elements", [data, indices], {"axis": int(axis)})
+
+
+def gather_nd(data, indices, batch_dims=0):
+    return _call("gather_nd", [data, indices], {"batch_dims": int(batch_dims)})
+
+
+def broadcast_to(x, shape):
+    if not isinstance(shape, ShapeExpr):
+        shape = ShapeExpr(list(shape))
+    return _call("broadcast_to", [x, shape])
+
+
+def tile(data, repeats):
+    repeats = [int(repeats)] if isinstance(repeats, int) else [int(r) for r in repeats]
+    return _call("tile", [data], {"repeats": repeats})
+
+
+# ---------------------------------------------------------------- creation
+
+def _shape_arg(shape):
+    return shape if isinstance(shape, ShapeExpr) else ShapeExpr(list(shape))
+
+
+def _dt(dtype):
+    import tvm_ffi
+    return None if dtype is None else tvm_ffi.dtype(str(dtype))
+
+
+def _fill(value, dtype):
+    from ..expr import Expr, const
+    if isinstance(value, Expr):
+        return value
+    if dtype is None:
+        dtype = "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float32"
+    return const(value, str(dtype))
+
+
+def zeros(shape, dtype):
+    return _call("zeros", [_shape_arg(shape)], {"dtype": _dt(dtype)})
+
+
+def ones(shape, dtype):
+    return _call("ones", [_shape_arg(shape)], {"dtype": _dt(dtype)})
+
+
+def full(shape, fill_value, dtype=None):
+    """fill_value: a scalar (0-d) tensor, or a Python number."""
+    return _call("full", [_shape_arg(shape), _fill(fill_value, dtype)], {"dtype": _dt(dtype)})
+
+
+def zeros_like(x, dtype=None):
+    return _call("zeros_like", [x], {"dtype": _dt(dtype)})
+
+
+def ones_like(x, dtype=None):
+    return _call("ones_like", [x], {"dtype": _dt(dtype)})
+
+
+def full_like(x, fill_value, dtype=None):
+    return _call("full_like", [x, _fill(fill_value, dtype if dtype is not None else None)], {"dtype": _dt(dtype)})
+
+
+def arange(start, end=None, step=1, dtype=None):
+    """[start, end) by step; one argument is the end. dtype: int64 for int arguments, else
+    float32 (TVM's default)."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = "float32" if any(isinstance(v, float) for v in (start, end, step)) else "int64"
+
+    def num(v):
+        return v if not isinstance(v, (int, float)) or isinstance(v, float) else int(v)
+    return _call("arange", [], {"start": num(start), "end": num(end), "step": num(step), "dtype": _dt(dtype)})

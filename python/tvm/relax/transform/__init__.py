@@ -2,5 +2,6 @@
 
 from .default_schedule import DefaultSchedule
 from .legalize_ops import LEGALIZE, LegalizeOps, register_legalize
+from . import legalize_nn  # noqa: F401 (registers the nn/indexing/creation legalizations)
 
 __all__ = ["DefaultSchedule", "LEGALIZE", "LegalizeOps", "register_legalize"]

@@ -154,13 +154,20 @@ class _Rewriter:
         if isinstance(e, _expr.Var):
             return self._lookup(e)
         if isinstance(e, _expr.Tuple):
-            return _expr.Tuple([self.expr(f) for f in e.fields])
+            return _expr.Tuple([self.operand(f) for f in e.fields])
         if isinstance(e, _expr.TupleGetItem):
-            return _expr.TupleGetItem(self.expr(e.tuple_value), e.index)
+            return _expr.TupleGetItem(self.operand(e.tuple_value), e.index)
         if isinstance(e, _expr.Call):
-            args = [self.expr(a) for a in e.args]
+            args = [self.operand(a) for a in e.args]
             return _expr.Call(e.op, args, dict(e.attrs), list(e.sinfo_args))
         return e
+
+    def operand(self, e):
+        """An argument: a nested operator call (R.add(x, R.zeros(...)), composites such as
+        R.linear) is legalized and bound first, as TVM's normalization to ANF would."""
+        if isinstance(e, _expr.Call) and isinstance(e.op, _expr.Op):
+            return self.bb.emit(self.legalize(e))
+        return self.expr(e)
 
     def _lookup(self, v):
         return self.vmap.get(_key(v), v)

@@ -1,0 +1,193 @@
+"""Legalization of the nn (conv, pooling, batch_norm, dropout, pad), indexing (split,
+strided_slice, take, gather, broadcast_to, tile) and creation operators to TE (tvm.topi),
+registered in LegalizeOps' table."""
+
+from ... import topi
+from ...topi import activation, creation, indexing, nn_conv, normalization, pooling
+from ...topi._layout import transpose_from, transpose_to
+from .legalize_ops import _attr, register_legalize
+
+_DATA = {1: "NCW", 2: "NCHW"}
+_KERNEL = {1: "OIW", 2: "OIHW"}
+
+
+def _ints(v):
+    return None if v is None else [int(a) for a in v]
+
+
+def _conv_legalize(nsp):
+    def legalize(bb, call):
+        dl = str(_attr(call, "data_layout", _DATA[nsp]))
+        kl = str(_attr(call, "kernel_layout", _KERNEL[nsp]))
+        ol = str(_attr(call, "out_layout", dl))
+        od = _attr(call, "out_dtype")
+        strides, padding = _ints(_attr(call, "strides")), _ints(_attr(call, "padding"))
+        dilation, groups = _ints(_attr(call, "dilation")), int(_attr(call, "groups", 1))
+
+        def te_conv(x, w):
+            out = nn_conv.conv(transpose_to(x, dl, _DATA[nsp]), transpose_to(w, kl, _KERNEL[nsp]),
+                               strides, padding, dilation, groups, None if od is None else str(od))
+            return transpose_from(out, _DATA[nsp], ol)
+        return bb.call_te(te_conv, call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
+    return legalize
+
+
+def _pool_legalize(nsp, kind):
+    def legalize(bb, call):
+        layout = str(_attr(call, "layout", _DATA[nsp]))
+        ol = str(_attr(call, "out_layout", layout))
+        args = dict(pool_size=_ints(_attr(call, "pool_size")), strides=_ints(_attr(call, "strides")),
+                    padding=_ints(_attr(call, "padding")), dilation=_ints(_attr(call, "dilation")),
+                    ceil_mode=bool(_attr(call, "ceil_mode", False)),
+                    count_include_pad=bool(_attr(call, "count_include_pad", False)))
+
+        def te_pool(x):
+            out = pooling.pool(transpose_to(x, layout, _DATA[nsp]), kind, **args)
+            return transpose_from(out, _DATA[nsp], ol)
+        return bb.call_te(te_pool, call.args[0], primfunc_name_hint="%s_pool%dd" % (kind, nsp))
+    return legalize
+
+
+def _adaptive_legalize(nsp):
+    def legalize(bb, call):
+        layout = str(_attr(call, "layout", _DATA[nsp]))
+        ol = str(_attr(call, "out_layout", layout))
+        size = _ints(_attr(call, "output_size"))
+
+        def te_pool(x):
+            out = pooling.adaptive_avg_pool(transpose_to(x, layout, _DATA[nsp]), size)
+            return transpose_from(out, _DATA[nsp], ol)
+        return bb.call_te(te_pool, call.args[0], primfunc_name_hint="adaptive_avg_pool%dd" % nsp)
+    return legalize
+
+
+for _n in (1, 2):
+    register_legalize("relax.nn.conv%dd" % _n, _conv_legalize(_n))
+    register_legalize("relax.nn.max_pool%dd" % _n, _pool_legalize(_n, "max"))
+    register_legalize("relax.nn.avg_pool%dd" % _n, _pool_legalize(_n, "avg"))
+    register_legalize("relax.nn.adaptive_avg_pool%dd" % _n, _adaptive_legalize(_n))
+del _n
+
+
+@register_legalize("relax.nn.batch_norm")
+def _batch_norm(bb, call):
+    return bb.call_te(normalization.batch_norm, *call.args, axis=int(_attr(call, "axis", 1)),
+                      epsilon=float(_attr(call, "epsilon", 1e-5)), center=bool(_attr(call, "center", True)),
+                      scale=bool(_attr(call, "scale", True)), momentum=float(_attr(call, "momentum", 0.1)),
+                      training=bool(_attr(call, "training", True)), primfunc_name_hint="batch_norm")
+
+
+@register_legalize("relax.nn.dropout")
+def _dropout(bb, call):
+    return bb.call_te(normalization.dropout_inference, call.args[0], primfunc_name_hint="dropout")
+
+
+@register_legalize("relax.nn.pad")
+def _pad(bb, call):
+    return bb.call_te(indexing.pad, call.args[0], pad_width=_ints(_attr(call, "pad_width")),
+                      pad_mode=str(_attr(call, "pad_mode", "constant")),
+                      pad_value=float(_attr(call, "pad_value", 0.0)), primfunc_name_hint="pad")
+
+
+@register_legalize("relax.split")
+def _split(bb, call):
+    ios = _attr(call, "indices_or_sections")
+    ios = int(ios) if isinstance(ios, int) else _ints(ios)
+    if ios == 1 or ios == []:  # one part: the input itself, as a 1-tuple (call_tir would not make one)
+        from ..expr import Tuple
+        return Tuple([call.args[0]])
+    return bb.call_te(indexing.split, call.args[0], indices_or_sections=ios, axis=int(_attr(call, "axis", 0)),
+                      primfunc_name_hint="split")
+
+
+@register_legalize("relax.strided_slice")
+def _strided_slice(bb, call):
+    axes = _ints(_attr(call, "axes"))
+    strides = _ints(_attr(call, "strides")) or [1] * len(axes)
+    def values(v):
+        return [a if not isinstance(a, int) else int(a) for a in v]
+    return bb.call_te(indexing.strided_slice, call.args[0], axes=axes, begin=values(_attr(call, "begin")),
+                      end=values(_attr(call, "end")), strides=strides,
+                      out_shape=list(call.struct_info.shape), primfunc_name_hint="strided_slice")
+
+
+@register_legalize("relax.take")
+def _take(bb, call):
+    axis = _attr(call, "axis")
+    return bb.call_te(indexing.take, call.args[0], call.args[1], axis=None if axis is None else int(axis),
+                      mode=str(_attr(call, "mode", "fast")), primfunc_name_hint="take")
+
+
+@register_legalize("relax.gather_elements")
+def _gather_elements(bb, call):
+    return bb.call_te(indexing.gather_elements, call.args[0], call.args[1], axis=int(_attr(call, "axis", 0)),
+                      primfunc_name_hint="gather_elements")
+
+
+@register_legalize("relax.gather_nd")
+def _gather_nd(bb, call):
+    return bb.call_te(indexing.gather_nd, call.args[0], call.args[1],
+                      batch_dims=int(_attr(call, "batch_dims", 0)), primfunc_name_hint="gather_nd")
+
+
+@register_legalize("relax.broadcast_to")
+def _broadcast_to(bb, call):
+    return bb.call_te(indexing.broadcast_to, call.args[0], shape=list(call.struct_info.shape),
+                      primfunc_name_hint="broadcast_to")
+
+
+@register_legalize("relax.tile")
+def _tile(bb, call):
+    return bb.call_te(indexing.tile, call.args[0], repeats=_ints(_attr(call, "repeats")), primfunc_name_hint="tile")
+
+
+def _const_fill(value):
+    def legalize(bb, call):
+        sinfo = call.struct_info
+        shape, dtype = list(sinfo.shape), str(sinfo.dtype)
+        return bb.call_te(lambda: creation.full(shape, dtype, value), primfunc_name_hint="full")
+    return legalize
+
+
+for _name, _v in (("zeros", 0), ("ones", 1), ("zeros_like", 0), ("ones_like", 1)):
+    register_legalize("relax." + _name, _const_fill(_v))
+del _name, _v
+
+
+def _tensor_fill(bb, call):
+    sinfo = call.struct_info
+    shape, dtype = list(sinfo.shape), str(sinfo.dtype)
+    return bb.call_te(lambda v: creation.full(shape, dtype, v), call.args[1], primfunc_name_hint="full")
+
+
+register_legalize("relax.full", _tensor_fill)
+register_legalize("relax.full_like", _tensor_fill)
+
+
+@register_legalize("relax.arange")
+def _arange(bb, call):
+    sinfo = call.struct_info
+    dtype = str(sinfo.dtype)
+    start, step = _attr(call, "start", 0), _attr(call, "step", 1)
+    n = sinfo.shape[0]
+    return bb.call_te(lambda: creation.arange(start, step, n, dtype), primfunc_name_hint="arange")
+
+
+@register_legalize("relax.nn.selu")
+def _selu(bb, call):
+    return bb.call_te(activation.selu, call.args[0], primfunc_name_hint="selu")
+
+
+@register_legalize("relax.nn.softplus")
+def _softplus(bb, call):
+    return bb.call_te(activation.softplus, call.args[0], beta=float(_attr(call, "beta", 1.0)),
+                      threshold=float(_attr(call, "threshold", 20.0)), primfunc_name_hint="softplus")
+
+
+@register_legalize("relax.nn.prelu")
+def _prelu(bb, call):
+    return bb.call_te(activation.prelu, call.args[0], call.args[1], axis=int(_attr(call, "axis", 1)),
+                      primfunc_name_hint="prelu")
+
+
+__all__ = ["topi"]
