@@ -192,3 +192,95 @@ def test_import_tvm_does_not_import_onnx():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------- CNNs
+
+
+class _Graph:
+    """A small helper to write ONNX graphs: nodes, initializers, unique names."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.k = [], [], 0
+
+    def name(self, base):
+        self.k += 1
+        return "%s%d" % (base, self.k)
+
+    def init(self, arr):
+        n = self.name("p")
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), n))
+        return n
+
+    def op(self, op_type, inputs, **attrs):
+        out = self.name(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, inputs, [out], name=out, **attrs))
+        return out
+
+    def conv_bn_relu(self, x, cin, cout, k=3, stride=1, relu=True):
+        w = self.init((self.rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype("float32"))
+        y = self.op("Conv", [x, w], kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4)
+        bn = [self.init(self.rng.uniform(0.5, 1.5, cout).astype("float32")),
+              self.init(self.rng.standard_normal(cout).astype("float32") * 0.1),
+              self.init(self.rng.standard_normal(cout).astype("float32") * 0.1),
+              self.init(self.rng.uniform(0.5, 1.5, cout).astype("float32"))]
+        y = self.op("BatchNormalization", [y] + bn, epsilon=1e-5)
+        return self.op("Relu", [y]) if relu else y
+
+    def model(self, out, in_shape, out_shape):
+        self.nodes[-1].output[0] = "y"
+        graph = helper.make_graph(self.nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], self.inits)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def resnet_model():
+    g = _Graph(3)
+    y = g.conv_bn_relu("x", 3, 8)
+    y = g.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for cin, cout, stride in ((8, 8, 1), (8, 16, 2)):
+        h = g.conv_bn_relu(y, cin, cout, stride=stride)
+        h = g.conv_bn_relu(h, cout, cout, relu=False)
+        skip = y if (cin == cout and stride == 1) else g.conv_bn_relu(y, cin, cout, k=1, stride=stride, relu=False)
+        y = g.op("Relu", [g.op("Add", [h, skip])])
+    y = g.op("GlobalAveragePool", [y])
+    y = g.op("Flatten", [y], axis=1)
+    w = g.init((g.rng.standard_normal((10, 16)) * 0.2).astype("float32"))
+    b = g.init(np.zeros(10, "float32"))
+    g.op("Gemm", [y, w, b], transB=1)
+    return g.model("y", ["N", 3, 16, 16], ["N", 10])
+
+
+def densenet_model():
+    g = _Graph(4)
+    y = g.conv_bn_relu("x", 3, 8)
+    feats = y
+    channels = 8
+    for _ in range(2):  # a dense block: each layer sees the concat of all before it
+        new = g.conv_bn_relu(feats, channels, 4)
+        feats = g.op("Concat", [feats, new], axis=1)
+        channels += 4
+    y = g.conv_bn_relu(feats, channels, 8, k=1)
+    y = g.op("AveragePool", [y], kernel_shape=[2, 2], strides=[2, 2])
+    y = g.op("GlobalAveragePool", [y])
+    g.op("Flatten", [y], axis=1)
+    return g.model("y", [2, 3, 12, 12], [2, 8])
+
+
+def test_resnet_style_cnn_matches_onnxruntime_with_dynamic_batch():
+    model = resnet_model()
+    ex = relax.build(from_onnx(model), "llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for batch in (1, 3):
+        x = np.random.default_rng(batch).standard_normal((batch, 3, 16, 16)).astype("float32")
+        np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x)).numpy(), sess.run(None, {"x": x})[0],
+                                   rtol=1e-4, atol=1e-4)
+
+
+def test_densenet_style_cnn_matches_onnxruntime():
+    model = densenet_model()
+    x = np.random.default_rng(7).standard_normal((2, 3, 12, 12)).astype("float32")
+    got, want = _run_both(model, {"x": x})
+    np.testing.assert_allclose(got.numpy(), want[0], rtol=1e-4, atol=1e-4)

@@ -1,5 +1,6 @@
 """tvm.relax.frontend.onnx: from_onnx (onnx_frontend.py; converters in converters.py)."""
 
+from . import converters_nn  # noqa: F401  (registers the nn/shape converters)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 

@@ -1,0 +1,293 @@
+"""ONNX converters for convolution, normalization, pooling and the indexing/shape operators
+(registered into CONVERTERS on import; converters.py has the elementwise/linear ones)."""
+
+import math
+
+import numpy as np
+
+from ... import expr as _expr
+from ... import op as R
+from .converters import Converter, _ints, _np, register
+
+
+def _auto_pad(ctx, x, attrs, kernel, strides, dilations):
+    """Explicit (begin..., end...) pads, SAME_UPPER/SAME_LOWER resolved from static shapes."""
+    nsp = len(kernel)
+    mode = attrs.get("auto_pad", "NOTSET")
+    if mode in ("NOTSET", ""):
+        pads = _ints(attrs.get("pads", [0] * (2 * nsp)))
+        return pads
+    if mode == "VALID":
+        return [0] * (2 * nsp)
+    shape = ctx.static_shape(x)
+    if shape is None:
+        raise NotImplementedError("auto_pad=%s needs static spatial dimensions" % mode)
+    begin, end = [], []
+    for k in range(nsp):
+        size = shape[2 + k]
+        out = int(math.ceil(size / strides[k]))
+        total = max((out - 1) * strides[k] + (kernel[k] - 1) * dilations[k] + 1 - size, 0)
+        small, big = total // 2, total - total // 2
+        if mode == "SAME_UPPER":
+            begin.append(small)
+            end.append(big)
+        else:
+            begin.append(big)
+            end.append(small)
+    return begin + end
+
+
+@register("Conv")
+class Conv(Converter):
+    requires = ("nn.conv2d", "nn.conv1d")
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        x, w = inputs[0], inputs[1]
+        wshape = ctx.static_shape(w)
+        if wshape is None:
+            raise NotImplementedError("Conv with a weight of unknown shape")
+        nsp = len(wshape) - 2
+        kernel = _ints(attrs.get("kernel_shape", wshape[2:]))
+        strides = _ints(attrs.get("strides", [1] * nsp))
+        dil = _ints(attrs.get("dilations", [1] * nsp))
+        pads = _auto_pad(ctx, x, attrs, kernel, strides, dil)
+        groups = int(attrs.get("group", 1))
+        if nsp == 2:
+            out = R.nn.conv2d(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
+        elif nsp == 1:
+            out = R.nn.conv1d(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
+        else:
+            raise NotImplementedError("Conv with %d spatial dimensions (1 and 2 are supported)" % nsp)
+        if len(inputs) > 2 and inputs[2] is not None:
+            bias = inputs[2]
+            if ctx.consts[2] is not None:
+                bias = _expr.const(ctx.consts[2].reshape([1, -1] + [1] * nsp))
+            else:
+                bias = R.reshape(bias, [1, -1] + [1] * nsp)
+            out = R.add(out, bias)
+        return out
+
+
+@register("BatchNormalization")
+class BatchNormalization(Converter):
+    requires = ("nn.batch_norm",)
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        if attrs.get("training_mode", 0):
+            raise NotImplementedError("BatchNormalization in training mode")
+        out = R.nn.batch_norm(*inputs[:5], axis=1, epsilon=attrs.get("epsilon", 1e-5), training=False)
+        return _expr.TupleGetItem(ctx.bb.emit(out), 0)
+
+
+def _pool(name):
+    class _C(Converter):
+        requires = ("nn.%s1d" % name, "nn.%s2d" % name)
+
+        @classmethod
+        def _impl_v1(cls, ctx, inputs, attrs):
+            if len([o for o in ctx.node.output if o]) > 1:
+                raise NotImplementedError("MaxPool's Indices output is not supported")
+            kernel = _ints(attrs["kernel_shape"])
+            nsp = len(kernel)
+            strides = _ints(attrs.get("strides", [1] * nsp))
+            dil = _ints(attrs.get("dilations", [1] * nsp))
+            pads = _auto_pad(ctx, inputs[0], attrs, kernel, strides, dil)
+            fn = getattr(R.nn, "%s%dd" % (name, nsp), None)
+            if fn is None:
+                raise NotImplementedError("%s with %d spatial dimensions" % (name, nsp))
+            kw = dict(pool_size=kernel, strides=strides, padding=pads, dilation=dil,
+                      ceil_mode=bool(attrs.get("ceil_mode", 0)))
+            if name == "avg_pool":
+                kw["count_include_pad"] = bool(attrs.get("count_include_pad", 0))
+            out = fn(inputs[0], **kw)
+            shape = ctx.static_shape(inputs[0])
+            if kw["ceil_mode"] and shape is not None:
+                # ONNX (like PyTorch) drops a last window that would start in the end padding;
+                # the ceil formula keeps it: slice it off.
+                ends = []
+                for k in range(nsp):
+                    size, begin = shape[2 + k], pads[k]
+                    span = size + pads[k] + pads[nsp + k] - dil[k] * (kernel[k] - 1) - 1
+                    n = -(-span // strides[k]) + 1
+                    if (n - 1) * strides[k] >= size + begin:
+                        n -= 1
+                    ends.append(n)
+                got = ctx.static_shape(ctx.bb.emit(out))
+                if got is not None and any(g > e for g, e in zip(got[2:], ends)):
+                    out = R.strided_slice(out, list(range(2, 2 + nsp)), [0] * nsp, ends)
+            return out
+    _C.__name__ = name
+    return _C
+
+
+register("MaxPool")(_pool("max_pool"))
+register("AveragePool")(_pool("avg_pool"))
+
+
+@register("Pad")
+class Pad(Converter):
+    requires = ("nn.pad",)
+
+    @classmethod
+    def _go(cls, ctx, x, pads, value, mode):
+        nd = len(pads) // 2
+        width = [(int(pads[k]), int(pads[nd + k])) for k in range(nd)]
+        if any(b < 0 or a < 0 for b, a in width):
+            raise NotImplementedError("Pad with negative pads (cropping)")
+        mode = {"edge": "edge", "reflect": "reflect", "constant": "constant", "wrap": "circular"}.get(mode)
+        if mode is None:
+            raise NotImplementedError("Pad mode %r" % mode)
+        return R.nn.pad(x, width, pad_mode=mode, pad_value=float(value))
+
+    @classmethod
+    def _impl_v2(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs[0], _ints(attrs["pads"]), attrs.get("value", 0.0), attrs.get("mode", "constant"))
+
+    @classmethod
+    def _impl_v11(cls, ctx, inputs, attrs):
+        pads = _np(ctx, 1)
+        if pads is None:
+            raise NotImplementedError("Pad with pads computed at run time")
+        value = _np(ctx, 2) if len(inputs) > 2 and inputs[2] is not None else None
+        pads = [int(p) for p in pads]
+        if len(inputs) > 3 and inputs[3] is not None:
+            axes = _np(ctx, 3)
+            if axes is None:
+                raise NotImplementedError("Pad with axes computed at run time")
+            nd = len(ctx.shape_of(inputs[0]))
+            full = [0] * (2 * nd)
+            na = len(axes)
+            for i, a in enumerate(int(a) % nd for a in axes):
+                full[a], full[nd + a] = pads[i], pads[na + i]
+            pads = full
+        return cls._go(ctx, inputs[0], pads, 0.0 if value is None else np.asarray(value).reshape(-1)[0],
+                       attrs.get("mode", "constant"))
+
+
+@register("Split")
+class Split(Converter):
+    requires = ("split",)
+
+    @classmethod
+    def _go(cls, ctx, inputs, attrs, split):
+        axis = attrs.get("axis", 0)
+        n_out = len(ctx.node.output)
+        if split is None:
+            num = attrs.get("num_outputs", n_out)
+            shape = ctx.static_shape(inputs[0])
+            size = shape[axis] if shape is not None else None
+            if size is not None and size % num:
+                # ONNX: the last chunk is smaller (ceil-sized chunks).
+                chunk = -(-size // num)
+                idx = [chunk * (k + 1) for k in range(num - 1)]
+                out = R.split(inputs[0], idx, axis)
+            else:
+                out = R.split(inputs[0], num, axis)
+        else:
+            idx = list(np.cumsum([int(s) for s in split])[:-1])
+            out = R.split(inputs[0], [int(i) for i in idx], axis)
+        tup = ctx.bb.emit(out)
+        return tuple(_expr.TupleGetItem(tup, k) for k in range(n_out))
+
+    @classmethod
+    def _impl_v2(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, attrs, attrs.get("split"))
+
+    @classmethod
+    def _impl_v13(cls, ctx, inputs, attrs):
+        split = None
+        if len(inputs) > 1 and inputs[1] is not None:
+            split = _np(ctx, 1)
+            if split is None:
+                raise NotImplementedError("Split sizes computed at run time")
+        return cls._go(ctx, inputs, attrs, split)
+
+
+@register("Slice")
+class Slice(Converter):
+    requires = ("strided_slice",)
+
+    @classmethod
+    def _go(cls, ctx, x, starts, ends, axes, steps):
+        nd = len(ctx.shape_of(x))
+        axes = list(range(len(starts))) if axes is None else [int(a) % nd for a in axes]
+        steps = [1] * len(starts) if steps is None else [int(s) for s in steps]
+        starts, ends = [int(s) for s in starts], [int(e) for e in ends]
+        if ctx.consts[0] is not None:
+            sl = [slice(None)] * nd
+            for a, b, e, s in zip(axes, starts, ends, steps):
+                sl[a] = slice(b, e, s)
+            return ctx.consts[0][tuple(sl)]
+        big = 2 ** 62
+        ends = [min(max(e, -big), big) for e in ends]
+        return R.strided_slice(x, axes, starts, ends, steps)
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs[0], _ints(attrs["starts"]), _ints(attrs["ends"]),
+                       attrs.get("axes"), None)
+
+    @classmethod
+    def _impl_v10(cls, ctx, inputs, attrs):
+        vals = [_np(ctx, k) if len(inputs) > k and inputs[k] is not None else None for k in range(1, 5)]
+        for k, v in enumerate(vals[:2]):
+            if v is None:
+                raise NotImplementedError("Slice bounds computed at run time")
+        for k in (2, 3):
+            if len(inputs) > k + 1 and inputs[k + 1] is not None and vals[k] is None:
+                raise NotImplementedError("Slice axes/steps computed at run time")
+        return cls._go(ctx, inputs[0], vals[0], vals[1], vals[2], vals[3])
+
+
+@register("Expand")
+class Expand(Converter):
+    requires = ("broadcast_to",)
+
+    @classmethod
+    def _impl_v8(cls, ctx, inputs, attrs):
+        shape = _np(ctx, 1)
+        if shape is None:
+            raise NotImplementedError("Expand to a shape computed at run time")
+        src = ctx.shape_of(inputs[0])
+        target = [int(s) for s in shape]
+        n = max(len(src), len(target))
+        src = [1] * (n - len(src)) + list(src)
+        target = [1] * (n - len(target)) + target
+        out = [s if t == 1 else t for s, t in zip(src, target)]
+        if ctx.consts[0] is not None:
+            return np.broadcast_to(ctx.consts[0], [int(o) for o in out]).copy()
+        return R.broadcast_to(inputs[0], out)
+
+
+@register("Tile")
+class Tile(Converter):
+    requires = ("tile",)
+
+    @classmethod
+    def _impl_v6(cls, ctx, inputs, attrs):
+        reps = _np(ctx, 1)
+        if reps is None:
+            raise NotImplementedError("Tile repeats computed at run time")
+        if ctx.consts[0] is not None:
+            return np.tile(ctx.consts[0], [int(r) for r in reps])
+        return R.tile(inputs[0], [int(r) for r in reps])
+
+
+@register("GatherElements")
+class GatherElements(Converter):
+    requires = ("gather_elements",)
+
+    @classmethod
+    def _impl_v11(cls, ctx, inputs, attrs):
+        return R.gather_elements(inputs[0], inputs[1], axis=attrs.get("axis", 0))
+
+
+@register("GatherND")
+class GatherND(Converter):
+    requires = ("gather_nd",)
+
+    @classmethod
+    def _impl_v11(cls, ctx, inputs, attrs):
+        return R.gather_nd(inputs[0], inputs[1], batch_dims=attrs.get("batch_dims", 0))
