@@ -284,3 +284,56 @@ def test_densenet_style_cnn_matches_onnxruntime():
     x = np.random.default_rng(7).standard_normal((2, 3, 12, 12)).astype("float32")
     got, want = _run_both(model, {"x": x})
     np.testing.assert_allclose(got.numpy(), want[0], rtol=1e-4, atol=1e-4)
+
+
+def test_command_line_compile_and_run(tmp_path):
+    model_path, lib, inputs, outputs = (str(tmp_path / n) for n in ("m.onnx", "m.so", "in.npz", "out.npz"))
+    onnx.save(mlp_model((8, 4, 4, 2)), model_path)
+    x = np.random.default_rng(0).standard_normal((3, 8)).astype("float32")
+    np.savez(inputs, x=x)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "tvm.driver"] + list(args), env=env,
+                              capture_output=True, text=True, timeout=300)
+    proc = cli("compile", model_path, "-o", lib)
+    assert proc.returncode == 0, proc.stderr
+    assert "compiling" in proc.stderr and "done" in proc.stderr
+    proc = cli("run", lib, "--inputs", inputs, "--outputs", outputs)
+    assert proc.returncode == 0, proc.stderr
+    want = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(np.load(outputs)["output_0"], want, rtol=1e-5, atol=1e-6)
+    bad = str(tmp_path / "bad.onnx")
+    open(bad, "wb").write(b"not onnx")
+    for args in (("compile", bad, "-o", lib), ("run", str(tmp_path / "missing.so")),
+                 ("compile", model_path, "-o", lib, "--input-shapes", "x"), ("run", lib, "--inputs", bad)):
+        proc = cli(*args)
+        assert proc.returncode == 2 and proc.stderr.startswith("error:") or "error:" in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+def test_same_library_runs_in_cpp_app_and_runtime_only_python(tmp_path):
+    """One compiled .so, run by examples/cpp_deploy/run_model (C++, runtime only) and by a
+    runtime-only Python process: identical outputs."""
+    app = os.environ.get("RUN_MODEL")
+    assert app and os.path.exists(app), "RUN_MODEL (//examples/cpp_deploy:run_model) not given"
+    lib = str(tmp_path / "resnet.so")
+    relax.build(from_onnx(resnet_model()), "llvm").export_library(lib)
+    x = np.random.default_rng(11).standard_normal((2, 3, 16, 16)).astype("float32")
+    np.save(str(tmp_path / "x.npy"), x)
+    proc = subprocess.run([app, lib, str(tmp_path / "cpp.npy"), str(tmp_path / "x.npy")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    script = ("import sys, numpy as np, tvm, tvm_ffi\n"
+              "from tvm.runtime.vm import VirtualMachine\n"
+              "assert tvm.base.RUNTIME_ONLY\n"
+              "vm = VirtualMachine(tvm_ffi.load_module(sys.argv[1]), tvm.cpu())\n"
+              "np.save(sys.argv[3], vm['main'](tvm.runtime.tensor(np.load(sys.argv[2]))).numpy())\n")
+    proc = subprocess.run([sys.executable, "-c", script, lib, str(tmp_path / "x.npy"), str(tmp_path / "py.npy")],
+                          env=dict(os.environ, TVM_USE_RUNTIME_LIB="1", PYTHONPATH=os.pathsep.join(sys.path)),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(np.load(str(tmp_path / "cpp.npy")), np.load(str(tmp_path / "py.npy")))
+    # bad input to the app: a clear message, exit status 1
+    proc = subprocess.run([app, lib, str(tmp_path / "o.npy"), lib], capture_output=True, text=True)
+    assert proc.returncode == 1 and "not a .npy file" in proc.stderr
