@@ -14,56 +14,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 import tvm  # noqa: E402
-from tvm import te  # noqa: E402
+
+
+# The TVM-style schedules the no-GPU tests check with ptxas/cuobjdump (one definition).
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "compiler_py"))
+from test_cuda_codegen import elementwise as _elementwise  # noqa: E402
+from test_cuda_codegen import row_sum as _row_sum  # noqa: E402
+from test_cuda_codegen import tiled_matmul as _tiled_matmul  # noqa: E402
 
 
 def elementwise(n):
-    A = te.placeholder((n,), name="A")
-    B = te.compute((n,), lambda i: te.exp(A[i]) * 2.0 + 1.0, name="B")
-    sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
-    bx, tx = sch.split(sch.get_loops(sch.get_block("B"))[0], [None, 256])
-    sch.bind(bx, "blockIdx.x")
-    sch.bind(tx, "threadIdx.x")
-    return sch.mod
+    return _elementwise(n, factor=256)[0]
 
 
 def row_sum(m, n):
-    A = te.placeholder((m, n), name="A")
-    k = te.reduce_axis((0, n), name="k")
-    B = te.compute((m,), lambda i: te.sum(A[i, k], axis=k), name="B")
-    sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
-    bx, tx = sch.split(sch.get_loops(sch.get_block("B"))[0], [None, 128])
-    sch.bind(bx, "blockIdx.x")
-    sch.bind(tx, "threadIdx.x")
-    return sch.mod
+    return _row_sum(m, n)[0]
 
 
-def tiled_matmul(n, tile=16, inner=4, ktile=16):
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    sch = tvm.tir.Schedule(te.create_prim_func([A, B, C]))
-    blk = sch.get_block("C")
-    i, j, kk = sch.get_loops(blk)
-    bi, ti, ii = sch.split(i, [None, tile, inner])
-    bj, tj, ji = sch.split(j, [None, tile, inner])
-    ko, ki = sch.split(kk, [None, ktile])
-    sch.reorder(bi, bj, ti, tj, ko, ki, ii, ji)
-    sch.bind(bi, "blockIdx.y")
-    sch.bind(bj, "blockIdx.x")
-    sch.bind(ti, "threadIdx.y")
-    sch.bind(tj, "threadIdx.x")
-    local = sch.cache_write(blk, 0, "local")
-    sch.reverse_compute_at(local, tj)
-    for idx in (0, 1):
-        shared = sch.cache_read(blk, idx, "shared")
-        sch.compute_at(shared, ko)
-        _, ty, tx = sch.split(sch.fuse(*sch.get_loops(shared)[-2:]), [None, tile, tile])
-        sch.bind(ty, "threadIdx.y")
-        sch.bind(tx, "threadIdx.x")
-    sch.decompose_reduction(blk, ko)
-    return sch.mod
+def tiled_matmul(n):
+    return _tiled_matmul(n, n, n)[0]
 
 
 KERNELS = [

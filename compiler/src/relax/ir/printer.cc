@@ -219,7 +219,7 @@ std::string AsRelaxText(const ObjectRef& node, const std::string& name) {
   RelaxPrinter p;
   if (auto* f = node.as<FunctionNode>()) {
     p.Function(f, name);
-  } else if (auto s = node.as<StructInfoNode>()) {
+  } else if (node.as<StructInfoNode>()) {
     p.os << p.SInfo(UncheckedCast<StructInfo>(node));
   } else if (node.as<ExprNode>()) {
     p.os << p.E(UncheckedCast<Expr>(node));

@@ -470,8 +470,20 @@ def _axes(ctx, inputs, attrs, opset_input):
     return _ints(attrs["axes"]) if "axes" in attrs else None
 
 
+class _AxesConverter(Converter):
+    """An op whose axes are an attribute before opset 13 and an input from 13 on."""
+
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, False))
+
+    @classmethod
+    def _impl_v13(cls, ctx, inputs, attrs):
+        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, True))
+
+
 @register("Unsqueeze")
-class Unsqueeze(Converter):
+class Unsqueeze(_AxesConverter):
     @classmethod
     def _go(cls, ctx, inputs, axes):
         x = inputs[0]
@@ -484,30 +496,15 @@ class Unsqueeze(Converter):
         nd = len(ctx.shape_of(x)) + len(axes)
         return R.expand_dims(x, sorted(a % nd for a in axes))
 
-    @classmethod
-    def _impl_v1(cls, ctx, inputs, attrs):
-        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, False))
-
-    @classmethod
-    def _impl_v13(cls, ctx, inputs, attrs):
-        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, True))
 
 
 @register("Squeeze")
-class Squeeze(Converter):
+class Squeeze(_AxesConverter):
     @classmethod
     def _go(cls, ctx, inputs, axes):
         if ctx.consts[0] is not None:
             return np.squeeze(ctx.consts[0], axis=None if axes is None else tuple(axes))
         return R.squeeze(inputs[0], axes)
-
-    @classmethod
-    def _impl_v1(cls, ctx, inputs, attrs):
-        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, False))
-
-    @classmethod
-    def _impl_v13(cls, ctx, inputs, attrs):
-        return cls._go(ctx, inputs, _axes(ctx, inputs, attrs, True))
 
 
 @register("Gather")
