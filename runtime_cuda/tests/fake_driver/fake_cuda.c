@@ -6,8 +6,8 @@
  * and launches (records grid, block, dynamic shared memory, stream and the parameter bytes).
  * cuGetExportTable and cuTensorMapEncodeTiled exist for libraries that need them to load or
  * initialise (NVRTC 13, apache-tvm's runtime) and return CUDA_ERROR_NOT_SUPPORTED. Two kernels
- * are emulated on the host so a VM program can run end to end: `fake_vadd_f32(float* a, float* b, float* c,
- * int n)` (c = a + b) and `fake_fill_i32(int* p, int value, int n)`.
+ * are emulated on the host so a VM program can run end to end: `fake_vadd_f32(float* a,
+ * float* b, float* c, int n)` (c = a + b) and `fake_fill_i32(int* p, int value, int n)`.
  *
  * Configuration (read at each call):
  *   FAKE_CUDA_INIT_RESULT    cuInit's result (e.g. 100, 34, 803, 804); default 0
