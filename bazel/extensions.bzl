@@ -5,6 +5,7 @@ this file; do not load it from a BUILD file. googletest comes from the BCR under
 (MODULE.bazel maps it to the repo name local_gtest), so local_gtest is not created here.
 """
 
+load("//bazel:apache_tvm.bzl", "apache_tvm_reference")
 load("//bazel:cuda_configure.bzl", "local_cuda")
 load("//bazel:python_configure.bzl", "local_python")
 load("//bazel:reference_ffi.bzl", "tvm_ffi_reference")
@@ -15,8 +16,9 @@ def _local_envs_impl(_mctx):
     local_cuda(name = "local_cuda")
     tvm_ffi_reference(name = "tvm_ffi_reference")
     local_wheelhouse(name = "local_wheelhouse")
+    apache_tvm_reference(name = "apache_tvm_reference")
 
 local_envs = module_extension(
     implementation = _local_envs_impl,
-    doc = "local_python, local_cuda, tvm_ffi_reference and local_wheelhouse for Bzlmod.",
+    doc = "local_python, local_cuda, tvm_ffi_reference, local_wheelhouse and apache_tvm_reference for Bzlmod.",
 )

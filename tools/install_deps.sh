@@ -7,6 +7,10 @@
 #   the apache-tvm-ffi reference wheel, into $TVM_FFI_REFERENCE_DIR
 #   (default $HOME/.cache/tvm-stack/apache-tvm-ffi-0.1.15.post2), a folder of its own
 #   because its import name `tvm_ffi` is the same as our package's.
+#   apache-tvm 0.27.0.post1 with that apache-tvm-ffi, into $APACHE_TVM_DIR (default
+#   $HOME/.cache/tvm-stack/apache-tvm-0.27.0.post1), for the CUDA blob interop test
+#   (tests/interop/test_cuda_blob_apache_tvm.py); --no-deps: numpy, ml_dtypes and
+#   typing_extensions come from the interpreter (requirements-test.txt and its dependencies).
 #   the wheels of our wheels' dependencies (numpy, llvmlite), into $TVM_STACK_WHEELHOUSE
 #   (default $HOME/.cache/tvm-stack/wheelhouse), for the offline install test.
 set -euo pipefail
@@ -15,6 +19,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON_BIN_PATH:-python3}"
 REF_VERSION="0.1.15.post2"
 REF_DIR="${TVM_FFI_REFERENCE_DIR:-$HOME/.cache/tvm-stack/apache-tvm-ffi-$REF_VERSION}"
+APACHE_TVM_VERSION="0.27.0.post1"
+APACHE_TVM_DIR="${APACHE_TVM_DIR:-$HOME/.cache/tvm-stack/apache-tvm-$APACHE_TVM_VERSION}"
 WHEELHOUSE="${TVM_STACK_WHEELHOUSE:-$HOME/.cache/tvm-stack/wheelhouse}"
 APT_PACKAGES=(bazel-bootstrap bazel-skylib libgtest-dev build-essential
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
@@ -73,6 +79,18 @@ if [[ ! -f "$REF_DIR/apache_tvm_ffi-$REF_VERSION.dist-info/METADATA" ]]; then
     "apache-tvm-ffi==$REF_VERSION"
   rm -rf "$REF_DIR"
   mv "$tmp" "$REF_DIR"   # atomic: never a half-installed reference folder
+fi
+
+# --- apache-tvm (the CUDA blob interop peer) ----------------------------------
+if [[ ! -f "$APACHE_TVM_DIR/apache_tvm-$APACHE_TVM_VERSION.dist-info/METADATA" ]]; then
+  log "pip install --target $APACHE_TVM_DIR apache-tvm==$APACHE_TVM_VERSION (~100 MB)"
+  tmp="$APACHE_TVM_DIR.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$(dirname "$APACHE_TVM_DIR")"
+  "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps --target "$tmp" \
+    "apache-tvm==$APACHE_TVM_VERSION" "apache-tvm-ffi==$REF_VERSION"
+  rm -rf "$APACHE_TVM_DIR"
+  mv "$tmp" "$APACHE_TVM_DIR"   # atomic, as above
 fi
 
 # --- wheelhouse for the offline wheel-install test ---------------------------------

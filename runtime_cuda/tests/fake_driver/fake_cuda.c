@@ -2,10 +2,12 @@
  * A fake libcuda.so.1 for tests: the driver entry points libtvm_runtime_cuda uses, over host
  * memory. It stands in for the driver to test host-side logic only: probing, error mapping,
  * contexts, copies (memcpy), streams (plain handles), module loading (records the image; PTX
- * .entry signatures are parsed for parameter sizes) and launches (records grid, block,
- * dynamic shared memory, stream and the parameter bytes). Two kernels are emulated on the
- * host so a VM program can run end to end: `fake_vadd_f32(float* a, float* b, float* c,
- * int n)` (c = a + b) and `fake_fill_i32(int* p, int value, int n)`.
+ * .entry signatures, and a real cubin's EIATTR_KPARAM_INFO, give kernels and parameter sizes)
+ * and launches (records grid, block, dynamic shared memory, stream and the parameter bytes).
+ * cuGetExportTable and cuTensorMapEncodeTiled exist for libraries that need them to load or
+ * initialise (NVRTC 13, apache-tvm's runtime) and return CUDA_ERROR_NOT_SUPPORTED. Two kernels
+ * are emulated on the host so a VM program can run end to end: `fake_vadd_f32(float* a,
+ * float* b, float* c, int n)` (c = a + b) and `fake_fill_i32(int* p, int value, int n)`.
  *
  * Configuration (read at each call):
  *   FAKE_CUDA_INIT_RESULT    cuInit's result (e.g. 100, 34, 803, 804); default 0
@@ -100,6 +102,8 @@ typedef struct FakeFunc {
 typedef struct {
   uint32_t magic;
   char* ptx; /* NULL for binary images */
+  unsigned char* elf; /* a copy of a real cubin (see elf_image_size), else NULL */
+  size_t elf_size;
   FakeFunc funcs[32];
   int num_funcs;
 } FakeModule;
@@ -147,6 +151,74 @@ static int parse_entry(const char* ptx, const char* name, FakeFunc* f) {
   return 0;
 }
 
+/* ---- cubins: parameter sizes from the kernel's EIATTR_KPARAM_INFO attributes ---- */
+static uint16_t rd16(const unsigned char* p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const unsigned char* p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const unsigned char* p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+/* The size of a real cubin (64-bit little-endian ELF, ET_EXEC, EM_CUDA, standard header
+ * sizes), computed from its headers (cuModuleLoadData gets no size); 0 for anything else, such
+ * as the tests' fake "cubins" (then functions are looked up by any name, parameters unknown). */
+static size_t elf_image_size(const unsigned char* b) {
+  if (!(b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') || b[4] != 2 || b[5] != 1 ||
+      rd16(b + 0x10) != 2 || rd16(b + 0x12) != 190 || rd16(b + 0x34) != 64 ||
+      rd16(b + 0x3a) != 64 || rd16(b + 0x3c) > 4096) {
+    return 0;
+  }
+  uint64_t shoff = rd64(b + 0x28), phoff = rd64(b + 0x20);
+  unsigned shnum = rd16(b + 0x3c), phnum = rd16(b + 0x38), phentsize = rd16(b + 0x36);
+  uint64_t size = shoff + (uint64_t)shnum * 64;
+  if (phoff + (uint64_t)phnum * phentsize > size) size = phoff + (uint64_t)phnum * phentsize;
+  for (unsigned i = 0; i < shnum; ++i) {
+    const unsigned char* sh = b + shoff + (uint64_t)i * 64;
+    if (rd32(sh + 4) == 8) continue; /* SHT_NOBITS */
+    uint64_t end = rd64(sh + 0x18) + rd64(sh + 0x20);
+    if (end > size) size = end;
+  }
+  return (size_t)size;
+}
+
+/* Fills f's parameters from section ".nv.info.<name>" (attributes: u8 format, u8 attribute;
+ * format 4 (EIFMT_SVAL) has a u16 size and that many bytes, others 2 bytes; EIATTR_KPARAM_INFO
+ * (0x17) is {u32 index, u16 ordinal, u16 offset, u32 flags with the size in bits 18..31}).
+ * 0 when the cubin has no such section (no kernel of that name). */
+static int parse_cubin_params(const unsigned char* b, size_t n, const char* name, FakeFunc* f) {
+  uint64_t shoff = rd64(b + 0x28);
+  unsigned shnum = rd16(b + 0x3c), shstrndx = rd16(b + 0x3e);
+  if (shstrndx >= shnum) return 0;
+  uint64_t strtab = rd64(b + shoff + (uint64_t)shstrndx * 64 + 0x18);
+  char want[160];
+  snprintf(want, sizeof(want), ".nv.info.%s", name);
+  for (unsigned i = 0; i < shnum; ++i) {
+    const unsigned char* sh = b + shoff + (uint64_t)i * 64;
+    uint64_t name_off = strtab + rd32(sh);
+    if (name_off >= n || strncmp((const char*)b + name_off, want, n - name_off) != 0) continue;
+    uint64_t p = rd64(sh + 0x18), end = p + rd64(sh + 0x20);
+    if (end > n) return 0;
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    f->num_params = 0;
+    f->max_dyn_smem = -1;
+    while (p + 4 <= end) {
+      unsigned fmt = b[p], attr = b[p + 1];
+      if (fmt != 4) {
+        p += 4;
+        continue;
+      }
+      unsigned size = rd16(b + p + 2);
+      if (attr == 0x17 && size >= 12 && p + 4 + size <= end) {
+        unsigned ordinal = rd16(b + p + 8);
+        if (ordinal < FAKE_CUDA_MAX_PARAMS) {
+          f->param_size[ordinal] = rd32(b + p + 12) >> 18;
+          if ((int)ordinal + 1 > f->num_params) f->num_params = (int)ordinal + 1;
+        }
+      }
+      p += 4 + size;
+    }
+    return 1;
+  }
+  return 0;
+}
+
 /* ---- entry points ---- */
 
 EXPORT CUresult CUDAAPI cuInit(unsigned int flags) {
@@ -190,6 +262,7 @@ static const struct {
      "system has unsupported display driver / cuda driver combination"},
     {CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
      "forward compatibility was attempted on non supported HW"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -435,6 +508,11 @@ EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule* out, const void* image) {
     m->ptx = strdup((const char*)b);
   } else {
     stats.last_image_size = 0;
+    size_t elf_size = elf_image_size(b);
+    if (elf_size && (m->elf = (unsigned char*)malloc(elf_size)) != NULL) {
+      memcpy(m->elf, b, elf_size);
+      m->elf_size = elf_size;
+    }
   }
   pthread_mutex_unlock(&mu);
   if (m->ptx == NULL && !(b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') &&
@@ -452,6 +530,7 @@ EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
   if (!m || m->magic != MODULE_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
   m->magic = 0;
   free(m->ptx);
+  free(m->elf);
   free(m);
   pthread_mutex_lock(&mu);
   stats.module_unloads++;
@@ -467,7 +546,9 @@ EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction* out, CUmodule mod, const
   FakeFunc* f = &m->funcs[m->num_funcs];
   if (m->ptx) {
     if (!parse_entry(m->ptx, name, f)) return CUDA_ERROR_NOT_FOUND;
-  } else {  /* binary image: any name, parameters unknown */
+  } else if (m->elf) {  /* a real cubin: its kernels and their parameter sizes */
+    if (!parse_cubin_params(m->elf, m->elf_size, name, f)) return CUDA_ERROR_NOT_FOUND;
+  } else {  /* other binary images: any name, parameters unknown */
     snprintf(f->name, sizeof(f->name), "%s", name);
     f->num_params = 0;
     f->max_dyn_smem = -1;
@@ -555,6 +636,30 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction fun
   pthread_mutex_unlock(&mu);
   emulate(f, c, params);
   return CUDA_SUCCESS;
+}
+
+/* Imported (not called) by apache-tvm 0.27's libtvm_runtime_cuda.so, which must load against
+ * this fake for the blob interop test (tests/interop/test_cuda_blob_apache_tvm.py). There are
+ * no TMA tensor maps on the host: always "not supported". */
+EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(
+    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* addr, const cuuint64_t* dims,
+    const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* elem_strides,
+    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+    CUtensorMapFloatOOBfill oob) {
+  (void)map; (void)type; (void)rank; (void)addr; (void)dims; (void)strides; (void)box;
+  (void)elem_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
+  ENTER("cuTensorMapEncodeTiled");
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* The driver's private tables, looked up (after cuInit) by libraries that dlopen libcuda.so.1
+ * themselves: NVRTC 13 (libnvrtc calls cuInit then cuGetExportTable, and crashes when the
+ * symbol is missing) and libcudart (apache-tvm's libtvm_runtime_cuda). The fake has none:
+ * "not supported", and callers fall back or report a clean error. */
+EXPORT CUresult CUDAAPI cuGetExportTable(const void** table, const CUuuid* id) {
+  (void)id;
+  if (table) *table = NULL;
+  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 /* ---- introspection for tests ---- */
