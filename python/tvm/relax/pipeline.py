@@ -2,21 +2,21 @@
 
   "zero"     LegalizeOps: every operator becomes a call_tir of its TE definition; the kernels
              keep their plain loop nests.
-  "default"  LegalizeOps, then DefaultSchedule: each generated PrimFunc gets a schedule that
-             needs no tuning (parallel outer loop over the first block's spatial loops), so
-             nothing runs as a serial scalar loop nest.
+  "default"  FuseAndLegalizeOps (chains of elementwise/broadcast operators after a matmul,
+             conv, reduction or each other become one kernel), then DefaultSchedule: each
+             PrimFunc gets a schedule that needs no tuning (elementwise stages inlined,
+             register-tiled matmul with its epilogue in the write-back, parallel outer loops).
 
-Fusion (FuseOps/FuseTIR), constant folding and memory planning are not in the pipelines yet
-(docs/relax.md).
+Constant folding and memory planning are not in the pipelines yet (docs/relax.md).
 """
 
 from ..ir.transform import Sequential
-from .transform import DefaultSchedule, LegalizeOps
+from .transform import DefaultSchedule, FuseAndLegalizeOps, LegalizeOps
 
 
 def get_pipeline(name="default"):
     if name == "zero":
         return Sequential([LegalizeOps()], name="relax.zero")
     if name == "default":
-        return Sequential([LegalizeOps(), DefaultSchedule()], name="relax.default")
+        return Sequential([FuseAndLegalizeOps(), DefaultSchedule()], name="relax.default")
     raise ValueError("unknown relax pipeline %r (zero, default)" % (name,))

@@ -34,22 +34,62 @@ def _matmul_rule(sch, block, rows=4, cols=16):
     init_loops = sch.get_loops(init)
     sch.unroll(init_loops[-2])
     sch.vectorize(init_loops[-1])
+    return acc
+
+
+def _inline_elementwise(sch):
+    """Stages after the kernel's first reduction (a fused kernel's bias add / normalization /
+    activation chain) are inlined into their consumers, so the epilogue becomes one expression.
+    Stages before it (padding, layout transposes feeding a conv or matmul) stay loop nests of
+    their own: inlined, they would be recomputed in the reduction's innermost loop."""
+    names = [str(b) for b in sch.get_child_blocks(sch.get_block("root"))]
+    seen_reduction = False
+    for name in names[:-1]:
+        if not seen_reduction:
+            loops = sch.get_loops(sch.get_block(name))
+            seen_reduction = any(_is_reduction_loop(sch, l) for l in loops)
+            continue
+        try:
+            sch.compute_inline(sch.get_block(name))
+        except tir.ScheduleError:
+            pass  # a reduction, or a stage with several consumers that cannot take it
+
+
+def _is_reduction_loop(sch, loop):
+    """True when `loop` binds a reduction variable (parallel refuses those); nothing changes."""
+    trial = tir.Schedule(sch.mod)
+    try:
+        trial.parallel(loop)
+        return False
+    except tir.ScheduleError:
+        return True
 
 
 def _schedule(func):
     sch = tir.Schedule(func)
     if not _has_root(sch):
         return func
+    if len(sch.get_child_blocks(sch.get_block("root"))) > 1:
+        _inline_elementwise(sch)
     for block in sch.get_child_blocks(sch.get_block("root")):
         name = str(block)  # a BlockRV is the block's name
         if name.split("_")[0] == "matmul":
             trial = tir.Schedule(sch.mod)
             try:
-                _matmul_rule(trial, trial.get_block(name))
+                acc = _matmul_rule(trial, trial.get_block(name))
                 sch = trial
-                continue
             except tir.ScheduleError:
-                pass
+                acc = None
+            if acc is not None:
+                # An elementwise epilogue (bias, activation) joins the tile's write-back.
+                for consumer in sch.get_consumers(acc):
+                    try:
+                        sch.reverse_compute_inline(consumer)
+                    except tir.ScheduleError:
+                        pass
+                continue
+        if name not in [str(b) for b in sch.get_child_blocks(sch.get_block("root"))]:
+            continue  # inlined above
         loops = sch.get_loops(sch.get_block(name))
         if not loops:
             continue
