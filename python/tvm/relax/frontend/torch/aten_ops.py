@@ -255,13 +255,64 @@ def _to(ctx):
 
 # ---------------------------------------------------------------- linear algebra
 
+def _same(a, b):
+    """Two dimensions (ints or PrimExprs) are the same expression."""
+    if isinstance(a, int) or isinstance(b, int):
+        return isinstance(a, int) and isinstance(b, int) and a == b
+    from .... import ir
+    return bool(ir.structural_equal(a, b))
+
+
+def _same_shape(a, b):
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+
+
+def _computed(shape):
+    return any(isinstance(d, tir.PrimExpr) and not isinstance(d, (tir.Var, tir.IntImm)) for d in shape)
+
+
+def _flat_matmul(ctx, lhs, rhs):
+    """matmul of a deferred flattening (Reshaped) with a 2-d weight (mm/addmm) or of two
+    deferred 3-d flattenings with equal leading dims (bmm): the matmul of the bases, itself
+    deferred to the flattened shape. None when the operands do not fit."""
+    from .exported_program_translator import Reshaped
+    if not isinstance(lhs, Reshaped):
+        return None
+    base_shape = ctx.shape(lhs.base)
+    if not _same(base_shape[-1], lhs.shape[-1]):
+        return None
+    if len(lhs.shape) == 2 and _is_expr(rhs) and ctx.ndim(rhs) == 2:
+        out = ctx.emit(R.matmul(lhs.base, rhs))
+        return Reshaped(out, [lhs.shape[0], ctx.shape(rhs)[1]])
+    if len(lhs.shape) == 3 and isinstance(rhs, Reshaped) and len(rhs.shape) == 3:
+        rbase = ctx.shape(rhs.base)
+        lead = len(base_shape) - 2
+        if (len(rbase) == len(base_shape) and _same_shape(rbase[:lead], base_shape[:lead])
+                and _same(base_shape[-2], lhs.shape[1]) and _same(rbase[-2], rhs.shape[1])
+                and _same(rbase[-1], rhs.shape[2])):
+            out = ctx.emit(R.matmul(lhs.base, rhs.base))
+            return Reshaped(out, [lhs.shape[0], lhs.shape[1], rhs.shape[2]])
+    return None
+
+
 @register("aten.mm.default", "aten.bmm.default", "aten.matmul.default")
 def _matmul(ctx):
+    flat = _flat_matmul(ctx, ctx.raw(0), ctx.raw(1))
+    if flat is not None:
+        return flat
     return R.matmul(ctx.arg(0), ctx.arg(1))
 
 
 @register("aten.addmm.default")
 def _addmm(ctx):
+    from .exported_program_translator import Reshaped
+    if ctx.raw(3) == 1 and ctx.raw(4) == 1:  # beta, alpha
+        flat = _flat_matmul(ctx, ctx.raw(1), ctx.raw(2))
+        if flat is not None:
+            bias = ctx.raw(0)
+            if isinstance(bias, Reshaped):
+                bias = bias.materialize(ctx.bb)
+            return Reshaped(ctx.emit(R.add(flat.base, bias)), flat.shape)
     a = ctx.args
     out = R.matmul(a["mat1"], a["mat2"])
     if a.get("alpha", 1) != 1:
@@ -530,10 +581,15 @@ def _shape_list(ctx, shape):
 
 @register("aten.view.default", "aten.reshape.default", "aten._unsafe_view.default")
 def _view(ctx):
-    x = ctx.arg(0)
-    shape = _shape_list(ctx, ctx.arg(1))
-    if shape == ctx.shape(x):
+    from .exported_program_translator import Reshaped
+    x = ctx.raw(0)
+    if isinstance(x, Reshaped):
+        x = x.base
+    shape = _shape_list(ctx, ctx.value(ctx.node.args[1]))
+    if _same_shape(shape, ctx.shape(x)):
         return x
+    if _computed(shape):
+        return Reshaped(x, shape)
     return R.reshape(x, shape)
 
 
@@ -580,7 +636,7 @@ def _expand(ctx):
             target.append(shape[i - lead])
         else:
             target.append(s)
-    if target == shape:
+    if _same_shape(target, shape):
         return x
     return R.broadcast_to(x, target)
 

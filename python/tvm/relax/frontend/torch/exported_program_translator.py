@@ -238,9 +238,11 @@ class ExportedProgramImporter:
         for name in user_outputs:
             a = by_name.get(name)
             value = self.env.get(a) if a is not None else None
-            if not isinstance(value, _expr.Expr):
+            if not isinstance(value, (_expr.Expr, Reshaped)):
                 raise TorchOpError("from_exported_program: output %s is not a tensor (%r)"
                                    % (name, type(value).__name__))
+            if isinstance(value, Reshaped):
+                value = value.materialize(self.bb)
             outs.append(value)
         if self.unwrap and len(outs) == 1:
             return self.bb.emit_output(outs[0])
@@ -274,6 +276,24 @@ class ExportedProgramImporter:
         self.env[node] = out
 
 
+class Reshaped:
+    """A reshape to a shape with a computed symbolic dimension (b*t of a view (b, t, d) ->
+    (b*t, d) that core ATen puts around addmm/bmm), kept deferred: mm/addmm/bmm/view consume
+    the un-flattened `base` directly (so the flattening disappears, and with it a computed
+    dimension the VM codegen cannot allocate yet); any other use materializes the reshape."""
+
+    def __init__(self, base, shape):
+        self.base = base
+        self.shape = shape
+        self._done = None
+
+    def materialize(self, bb):
+        if self._done is None:
+            from ... import op as R
+            self._done = bb.emit(R.reshape(self.base, self.shape))
+        return self._done
+
+
 class _Ctx:
     """What a converter sees: the node's arguments by schema name (fx nodes replaced by their
     converted values), the node's meta, the builder."""
@@ -287,10 +307,29 @@ class _Ctx:
     def value(self, a):
         import torch.fx
         if isinstance(a, torch.fx.Node):
-            return self.importer.env[a]
+            v = self.importer.env[a]
+            if isinstance(v, Reshaped):
+                v = v.materialize(self.bb)
+            return v
         if isinstance(a, (list, tuple)):
             return type(a)(self.value(x) for x in a)
         return a
+
+    def raw(self, i):
+        """The i-th argument (schema order) as converted, a Reshaped left deferred, the
+        other arguments untouched."""
+        import torch.fx
+        node = self.node
+        schema = getattr(node.target, "_schema", None)
+        if i < len(node.args):
+            a = node.args[i]
+        else:
+            arg = schema.arguments[i]
+            if arg.name in node.kwargs:
+                a = node.kwargs[arg.name]
+            else:
+                return arg.default_value if arg.has_default_value() else None
+        return self.importer.env[a] if isinstance(a, torch.fx.Node) else a
 
     @property
     def args(self):
