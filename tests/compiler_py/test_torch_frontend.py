@@ -255,6 +255,68 @@ def test_dynamic_batch_encoder(decompose):
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 
 
+# ---------------------------------------------------------------- more ops
+
+class ElementwiseAndIndexing(nn.Module):
+    """Slicing, integer-array indexing, select with a negative index, comparisons with
+    scalars, bool logic, where with a scalar, creation ops, mm/t, reductions, casts."""
+
+    def forward(self, x, y, idx, m):
+        a = x[:, 1:5] * 2.0 - 1
+        b = x[idx]
+        c = torch.where(x > 0, x, 0.5)
+        keep = (x >= 0.1) & (m == 1)
+        d = torch.where(~keep, torch.zeros_like(x), x.sigmoid())
+        e = torch.tanh(x).pow(2) + torch.rsqrt(x.abs() + 1) / 2
+        f = x.t() @ y
+        g = F.hardtanh(x, -0.5, 0.5) + torch.clamp(x, min=-0.2) + F.leaky_relu(x, 0.1)
+        h1, h2 = torch.chunk(x, 2, dim=1)
+        s = x[-1] + torch.full((8,), 3.0) + torch.arange(0, 16, 2).float()
+        lsm = F.log_softmax(x, dim=-1).amax(dim=0) + x.sum(dim=1).unsqueeze(1).squeeze(1).mean()
+        flags = keep.any(dim=1).float()
+        return (a, b, c, d, e, f, g, h1 * h2, s, lsm, flags, torch.exp(x).sqrt().log(),
+                x.to(torch.int64) // 1)
+
+
+class ConvAndPoolVariants(nn.Module):
+    """Depthwise dilated conv, batch norm without affine, relu6, ceil-mode average pooling
+    without padded elements, non-global adaptive pooling, conv1d, silu, softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=8)
+        self.c1 = nn.Conv1d(4, 6, 3, stride=2, padding=1)
+        self.bn = nn.BatchNorm2d(8, affine=False)
+
+    def forward(self, x, s):
+        y = F.relu6(self.bn(self.dw(x)))
+        p = F.avg_pool2d(y, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+        return (p, F.max_pool2d(y, 2), F.adaptive_avg_pool2d(y, 2), F.silu(self.c1(s)),
+                torch.flatten(y, 2).softmax(-1))
+
+
+@pytest.mark.parametrize("decompose", [True, False], ids=["core_aten", "undecomposed"])
+@pytest.mark.parametrize("case", ["elementwise_indexing", "conv_pool"])
+def test_more_ops_match_torch(case, decompose):
+    torch.manual_seed(0)
+    if case == "elementwise_indexing":
+        model = ElementwiseAndIndexing()
+        args = (torch.randn(6, 8), torch.randn(6, 3), torch.tensor([0, 2, -1]), torch.randint(0, 2, (6, 8)))
+    else:
+        model = ConvAndPoolVariants().eval()
+        model.bn.running_mean.uniform_(-1, 1)
+        model.bn.running_var.uniform_(0.5, 2)
+        args = (torch.randn(2, 8, 9, 9), torch.randn(2, 4, 11))
+    mod = from_exported_program(torch.export.export(model, args), run_ep_decomposition=decompose)
+    out = _run(mod, args)
+    with torch.no_grad():
+        want = model(*args)
+    for i, w in enumerate(want):
+        got = out[i].numpy()
+        assert got.dtype == w.numpy().dtype, (i, got.dtype, w.dtype)
+        np.testing.assert_allclose(got, w.numpy(), rtol=RTOL, atol=ATOL, err_msg="output %d" % i)
+
+
 # ---------------------------------------------------------------- options
 
 def test_keep_params_as_input():

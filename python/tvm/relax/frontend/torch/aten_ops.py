@@ -193,6 +193,12 @@ def _div(ctx):
     raise NotImplementedError("div with rounding_mode=%r" % mode)
 
 
+@register("aten.floor_divide.default", "aten.floor_divide.Scalar")
+def _floor_divide(ctx):
+    vals = list(ctx.args.values())
+    return R.floor_divide(*_operands(ctx, vals[0], vals[1], ctx.out_dtype()))
+
+
 @register("aten.rsub.Scalar", "aten.rsub.Tensor")
 def _rsub(ctx):
     a = ctx.args
@@ -218,8 +224,8 @@ def _logical(fn_bool, name):
     return conv
 
 
-register("aten.bitwise_and.Tensor", "aten.bitwise_and.Scalar")(_logical(R.logical_and, "bitwise_and"))
-register("aten.bitwise_or.Tensor", "aten.bitwise_or.Scalar")(_logical(R.logical_or, "bitwise_or"))
+register("aten.bitwise_and.Tensor", "aten.bitwise_and.Scalar", "aten.__and__.Tensor")(_logical(R.logical_and, "bitwise_and"))
+register("aten.bitwise_or.Tensor", "aten.bitwise_or.Scalar", "aten.__or__.Tensor")(_logical(R.logical_or, "bitwise_or"))
 register("aten.logical_and.default")(_logical(R.logical_and, "logical_and"))
 register("aten.logical_or.default")(_logical(R.logical_or, "logical_or"))
 
@@ -750,6 +756,19 @@ def _split(ctx):
     size = int(a["split_size"])
     if not isinstance(n, int):
         raise NotImplementedError("split of a symbolic dimension")
+    sizes = [size] * (n // size) + ([n % size] if n % size else [])
+    return _split_at(ctx, x, sizes, dim)
+
+
+@register("aten.chunk.default")
+def _chunk(ctx):
+    a = ctx.args
+    x = a["self"]
+    dim = _axis(a["dim"], ctx.ndim(x))
+    n = ctx.shape(x)[dim]
+    if not isinstance(n, int):
+        raise NotImplementedError("chunk of a symbolic dimension")
+    size = -(-n // int(a["chunks"]))  # torch: ceil-sized chunks, the last one smaller
     sizes = [size] * (n // size) + ([n % size] if n % size else [])
     return _split_at(ctx, x, sizes, dim)
 
