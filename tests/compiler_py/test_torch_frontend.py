@@ -317,6 +317,30 @@ def test_more_ops_match_torch(case, decompose):
         np.testing.assert_allclose(got, w.numpy(), rtol=RTOL, atol=ATOL, err_msg="output %d" % i)
 
 
+@pytest.mark.parametrize("decompose", [True, False], ids=["core_aten", "undecomposed"])
+def test_dynamic_batch_flattened_rows(decompose):
+    """x.reshape(-1, d) of a (b, t, d) input has b*t rows: linear and relu run on the
+    un-flattened tensor and the view back to (b, t, n) cancels the flattening."""
+    class Rows(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 5)
+
+        def forward(self, x):
+            b, t, d = x.shape
+            return torch.relu(self.fc(x.reshape(-1, d))).view(b, t, 5).sum(1)
+
+    model = Rows().eval()
+    ep = torch.export.export(model, (torch.randn(2, 3, 8),), dynamic_shapes={"x": {0: Dim("b", max=50)}})
+    mod = from_exported_program(ep, run_ep_decomposition=decompose, unwrap_unit_return_tuple=True)
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+    for b in (1, 6):
+        x = torch.randn(b, 3, 8)
+        with torch.no_grad():
+            want = model(x).numpy()
+        np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x.numpy())).numpy(), want, rtol=RTOL, atol=ATOL)
+
+
 # ---------------------------------------------------------------- options
 
 def test_keep_params_as_input():

@@ -27,7 +27,7 @@ class TorchOpError(NotImplementedError):
     """The exported program uses op overloads, inputs or dtypes the frontend does not convert."""
 
 
-_DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "float32",
+_DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16",
            "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8",
            "bool": "bool"}
 
@@ -94,6 +94,10 @@ def _operands(ctx, a, b, out_dtype=None):
 
 def _unary(fn):
     def conv(ctx):
+        from .exported_program_translator import Reshaped
+        x = ctx.raw(0)
+        if isinstance(x, Reshaped):  # elementwise: apply before the deferred reshape
+            return Reshaped(ctx.emit(fn(x.base)), x.shape)
         return fn(ctx.arg(0))
     return conv
 
@@ -333,6 +337,13 @@ def _addmm(ctx):
 
 @register("aten.linear.default")
 def _linear(ctx):
+    from .exported_program_translator import Reshaped
+    x = ctx.raw(0)
+    if isinstance(x, Reshaped) and _same(ctx.shape(x.base)[-1], x.shape[-1]):
+        w, b = ctx.value(ctx.node.args[1]), ctx.raw(2)
+        b = b.materialize(ctx.bb) if isinstance(b, Reshaped) else b
+        out = ctx.emit(R.linear(x.base, w, b))
+        return Reshaped(out, x.shape[:-1] + [ctx.shape(w)[0]])
     a = ctx.args
     return R.linear(a["input"], a["weight"], a.get("bias"))
 
@@ -591,7 +602,9 @@ def _view(ctx):
     x = ctx.raw(0)
     if isinstance(x, Reshaped):
         x = x.base
-    shape = _shape_list(ctx, ctx.value(ctx.node.args[1]))
+    shape = ctx.out_shape()  # torch's result shape: -1 resolved, symbolic entries as tir
+    if shape is None:
+        shape = _shape_list(ctx, ctx.value(ctx.node.args[1]))
     if _same_shape(shape, ctx.shape(x)):
         return x
     if _computed(shape):

@@ -127,11 +127,8 @@ class ExportedProgramImporter:
 
     # ---- the walk ----
     def _numpy(self, t, what):
-        import torch
         t = t.detach().cpu()
         torch_dtype_to_str(t.dtype, what)  # raises on unsupported dtypes
-        if t.dtype == torch.bfloat16:
-            t = t.float()
         return t.contiguous().numpy()
 
     def run(self):
@@ -370,6 +367,14 @@ class _Ctx:
         if isinstance(v, torch.Tensor):
             return torch_dtype_to_str(v.dtype, "node " + self.node.name)
         return None
+
+    def out_shape(self):
+        """The result's shape from torch's meta (ints and tir expressions), or None."""
+        import torch
+        v = self.out_meta
+        if not isinstance(v, torch.Tensor):
+            return None
+        return [self.importer.dim(d) for d in v.shape]
 
     def sinfo(self, e):
         return self.bb.normalize(e).struct_info
