@@ -646,15 +646,12 @@ def _transpose(ctx):
 @register("aten.expand.default")
 def _expand(ctx):
     x = ctx.arg(0)
-    size = list(ctx.arg(1))
     shape = ctx.shape(x)
-    lead = len(size) - len(shape)
-    target = []
-    for i, s in enumerate(size):
-        if isinstance(s, int) and s == -1:
-            target.append(shape[i - lead])
-        else:
-            target.append(s)
+    target = ctx.out_shape()  # torch's result shape (-1 entries resolved)
+    if target is None:
+        size = list(ctx.arg(1))
+        lead = len(size) - len(shape)
+        target = [shape[i - lead] if isinstance(s, int) and s == -1 else s for i, s in enumerate(size)]
     if _same_shape(target, shape):
         return x
     return R.broadcast_to(x, target)
