@@ -1,10 +1,11 @@
 """DefaultSchedule: a schedule for every PrimFunc that has none, with no tuning.
 
 Rules, per block, first that applies:
-  - matmul (topi's "matmul" blocks: [batch...,] i, j spatial, k reduction innermost): a
-    register tile (cache_write "local") of 4 rows x 16 columns, the reduction loop outside the
-    tile, columns vectorized, rows unrolled, the outer row loop parallel (the schedule of
-    benchmarks/matmul_bench.py, ~0.9x OpenBLAS on square matrices);
+  - a reduction nest [spatial..., reduction...] with two or more spatial loops (matmul,
+    conv, pooling): a register tile (cache_write "local") of 4 x 16 over the last two spatial
+    loops, the reduction loops outside the tile, columns vectorized, rows unrolled, the outer
+    loops fused and parallel (the schedule of benchmarks/matmul_bench.py, ~0.9x OpenBLAS on
+    square matrices), with an elementwise epilogue folded into the tile's write-back;
   - otherwise the outer loop is made parallel when it is spatial (a block whose outer loop is
     a reduction keeps it serial).
 A rule that does not apply to a block's shape (ScheduleError) falls back to the next one.
@@ -15,20 +16,28 @@ from ... import tir
 from ...ir import IRModule
 
 
-def _matmul_rule(sch, block, rows=4, cols=16):
+def _tile_rule(sch, block, rows=4, cols=16):
+    """A register tile for a reduction nest [spatial..., reduction...] with at least two
+    spatial loops (matmul [batch..., i, j, k]; conv [n, c, h, w, rc, ry, rx]; pooling): the
+    last two spatial loops are split into rows x cols, the tile accumulates in a "local"
+    cache written back after the reduction, the reduction loops run outside the tile, columns
+    are vectorized, rows unrolled, the outer spatial loops fused and parallel."""
     loops = sch.get_loops(block)
-    if len(loops) < 3:
-        raise tir.ScheduleError("not a matmul nest")
-    *batch, i, j, k = loops
+    kinds = [_is_reduction_loop(sch, l) for l in loops]
+    nsp = kinds.index(True) if True in kinds else len(kinds)
+    if nsp < 2 or nsp == len(loops) or not all(kinds[nsp:]):
+        raise tir.ScheduleError("not a [spatial..., reduction...] nest")
+    *outer, i, j = loops[:nsp]
+    red = loops[nsp:]
     acc = sch.cache_write(block, 0, "local")
     io, ii = sch.split(i, [None, rows])
     jo, ji = sch.split(j, [None, cols])
-    sch.reorder(*batch, io, jo, ii, ji)
+    sch.reorder(*outer, io, jo, ii, ji)
     sch.reverse_compute_at(acc, jo)
     init = sch.decompose_reduction(block, ii)
-    sch.reorder(k, ii, ji)
-    outer = sch.fuse(*batch, io) if batch else io
-    sch.parallel(outer)
+    sch.reorder(*red, ii, ji)
+    par = sch.fuse(*outer, io) if outer else io
+    sch.parallel(par)
     sch.unroll(ii)
     sch.vectorize(ji)
     init_loops = sch.get_loops(init)
@@ -73,23 +82,21 @@ def _schedule(func):
         _inline_elementwise(sch)
     for block in sch.get_child_blocks(sch.get_block("root")):
         name = str(block)  # a BlockRV is the block's name
-        if name.split("_")[0] == "matmul":
-            trial = tir.Schedule(sch.mod)
-            try:
-                acc = _matmul_rule(trial, trial.get_block(name))
-                sch = trial
-            except tir.ScheduleError:
-                acc = None
-            if acc is not None:
-                # An elementwise epilogue (bias, activation) joins the tile's write-back.
-                for consumer in sch.get_consumers(acc):
-                    try:
-                        sch.reverse_compute_inline(consumer)
-                    except tir.ScheduleError:
-                        pass
-                continue
         if name not in [str(b) for b in sch.get_child_blocks(sch.get_block("root"))]:
             continue  # inlined above
+        trial = tir.Schedule(sch.mod)
+        try:
+            acc = _tile_rule(trial, trial.get_block(name))
+            sch = trial
+            # An elementwise epilogue (bias, activation) joins the tile's write-back.
+            for consumer in sch.get_consumers(acc):
+                try:
+                    sch.reverse_compute_inline(consumer)
+                except tir.ScheduleError:
+                    pass
+            continue
+        except tir.ScheduleError:
+            pass
         loops = sch.get_loops(sch.get_block(name))
         if not loops:
             continue
