@@ -66,6 +66,11 @@ def run_peer(*args):
         TVM_CUDA_COMPILE_MODE="nvrtc",
         HOME=os.environ.get("TEST_TMPDIR", "/tmp"),
     )
+    if os.environ.get("TVM_STACK_SANITIZE") == "1" and os.environ.get("LD_PRELOAD"):
+        # --config=asan: the fake driver the peer loads is instrumented, so the peer needs the
+        # sanitizer runtime first too (the runner's preload); leaks of the interpreter are off.
+        env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]
+        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     proc = subprocess.run([sys.executable, PEER, *args], env=env, capture_output=True, text=True,
                           timeout=600, cwd=os.environ.get("TEST_TMPDIR"))
     assert proc.returncode == 0, "apache-tvm peer failed (rc %d):\n%s" % (proc.returncode,
