@@ -4,6 +4,8 @@
 #         the aarch64 cross toolchain and user-mode emulator for //tests/cross
 #         (gcc/g++-aarch64-linux-gnu, the arm64 libc/libstdc++ dev files, qemu-user)
 #   pip:  requirements-test.txt (into the interpreter $PYTHON_BIN_PATH, else python3)
+#   CUDA 13.0 headers, ptxas and libdevice from NVIDIA's pip wheels when the machine has no
+#   CUDA toolkit (no GPU or driver is needed: they build runtime_cuda and check the PTX)
 #   the apache-tvm-ffi reference wheel, into $TVM_FFI_REFERENCE_DIR
 #   (default $HOME/.cache/tvm-stack/apache-tvm-ffi-0.1.15.post2), a folder of its own
 #   because its import name `tvm_ffi` is the same as our package's.
@@ -67,6 +69,30 @@ PY
 then
   log "pip install -r requirements-test.txt"
   "$PYTHON" -m pip install -q --disable-pip-version-check -r "$ROOT/requirements-test.txt"
+fi
+
+# --- CUDA toolkit pieces (headers, ptxas, libdevice) --------------------------------
+# Building libtvm_runtime_cuda needs cuda.h; the CUDA codegen tests need ptxas and libdevice
+# (no GPU or driver). The machine's toolkit is used when there is one ($CUDA_HOME,
+# /usr/local/cuda*); otherwise NVIDIA's pip wheels of the same release provide them, in the
+# interpreter's site-packages where bazel/cuda_configure.bzl and the tests look.
+have_cuda_toolkit() {
+  local d
+  for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr/local/cuda-*; do
+    [[ -n "$d" && -f "$d/include/cuda.h" && -x "$d/bin/ptxas" && -f "$d/nvvm/libdevice/libdevice.10.bc" ]] && return 0
+  done
+  "$PYTHON" - <<'PY'
+import glob, site, sys
+roots = [r for sp in site.getsitepackages() for r in glob.glob(sp + "/nvidia/cu13")]
+ok = any(glob.glob(r + "/include/cuda.h") and glob.glob(r + "/bin/ptxas")
+         and glob.glob(r + "/nvvm/libdevice/libdevice.10.bc") for r in roots)
+sys.exit(0 if ok else 1)
+PY
+}
+if ! have_cuda_toolkit; then
+  log "pip install nvidia-cuda-runtime nvidia-cuda-nvcc nvidia-nvvm (CUDA 13.0 headers, ptxas, libdevice)"
+  "$PYTHON" -m pip install -q --disable-pip-version-check \
+    nvidia-cuda-runtime==13.0.96 nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88
 fi
 
 # --- apache-tvm-ffi reference wheel -------------------------------------------
