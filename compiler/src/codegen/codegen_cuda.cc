@@ -26,6 +26,7 @@
 #include <unordered_set>
 
 #include "../support/registry.h"
+#include "device_kernels.h"
 
 namespace tvm {
 namespace codegen {
@@ -368,17 +369,7 @@ class CUDACodeGen {
 
 std::string CodegenCUDASource(const IRModule& mod) {
   CUDACodeGen cg;
-  for (const auto& kv : mod->functions) {
-    PrimFunc f = AsPrimFunc(kv.second);
-    if (!f.defined()) TVM_FFI_THROW(TypeError) << "codegen: " << std::string(kv.first) << " is not a PrimFunc";
-    std::optional<Any> cc = f->attrs.Get(String("calling_conv"));
-    std::optional<String> ccs = cc.has_value() ? cc->as<String>() : std::nullopt;
-    if (!ccs.has_value() || std::string(*ccs) != "device_kernel") {
-      TVM_FFI_THROW(ValueError) << "CUDA C codegen: " << std::string(kv.first)
-                                << " is not a GPU kernel; run tir.transform.SplitHostDevice first";
-    }
-    cg.AddKernel(f, f.GlobalSymbol(std::string(kv.first)));
-  }
+  ForEachKernel(mod, "CUDA C codegen", [&](const PrimFunc& f, const std::string& name) { cg.AddKernel(f, name); });
   return cg.Finish();
 }
 

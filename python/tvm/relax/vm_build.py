@@ -41,38 +41,39 @@ class _FunctionCodegen:
         return r
 
     # ---- symbolic shapes ----
-    def bind_param_shapes(self):
+    def check_tensor(self, r, sinfo, ctx):
+        """Checks the value in register `r` against TensorStructInfo `sinfo` at run time
+        (ndim, dtype, every known dimension); the first use of a symbolic dimension binds it
+        (read from the value's shape), later uses are checked against it."""
         b = self.b
+        b.emit_call("vm.builtin.check_tensor_info",
+                    [b.r(r), b.imm(int(sinfo.ndim)), b.c(tvm_ffi.dtype(str(sinfo.dtype)))
+                     if str(sinfo.dtype) != "void" else b.VOID, b.c(ctx)])
+        if not sinfo.shape_known:
+            return
+        args, shape_reg = [], None
+        for k, d in enumerate(sinfo.shape):
+            if isinstance(d, _te.IntImm):
+                args.append(b.imm(int(d.value)))
+            elif isinstance(d, tir.Var) and d._h in self.dims:
+                args.append(b.r(self.dims[d._h]))
+            elif isinstance(d, tir.Var):
+                if shape_reg is None:
+                    shape_reg = self.reg()
+                    b.emit_call("vm.builtin.shape_of", [b.r(r)], shape_reg)
+                dr = self.reg()
+                b.emit_call("vm.builtin.tuple_getitem", [b.r(shape_reg), b.imm(k)], dr)
+                self.dims[d._h] = dr
+                args.append(b.VOID)
+            else:
+                raise NotImplementedError("relax.build: %s has a computed dimension %s (symbolic "
+                                          "dimensions must be plain variables for now)" % (ctx, d))
+        b.emit_call("vm.builtin.match_shape", [b.r(r), b.c(ctx)] + args)
+
+    def bind_param_shapes(self):
         for i, p in enumerate(self.func.params):
-            s = p.struct_info
-            if isinstance(s, _expr.TensorStructInfo):
-                ctx = "%s: argument %d (%s)" % (self.name, i, p.name_hint)
-                ndim = int(s.ndim)
-                b.emit_call("vm.builtin.check_tensor_info",
-                            [b.r(i), b.imm(ndim), b.c(tvm_ffi.dtype(str(s.dtype))) if str(s.dtype) != "void"
-                             else b.VOID, b.c(ctx)])
-                if not s.shape_known:
-                    continue
-                shape_reg = None
-                match_args = []
-                for k, d in enumerate(s.shape):
-                    if isinstance(d, _te.IntImm):
-                        match_args.append(b.imm(int(d.value)))
-                    elif isinstance(d, tir.Var) and d._h in self.dims:
-                        match_args.append(b.r(self.dims[d._h]))
-                    elif isinstance(d, tir.Var):
-                        if shape_reg is None:
-                            shape_reg = self.reg()
-                            b.emit_call("vm.builtin.shape_of", [b.r(i)], shape_reg)
-                        r = self.reg()
-                        b.emit_call("vm.builtin.tuple_getitem", [b.r(shape_reg), b.imm(k)], r)
-                        self.dims[d._h] = r
-                        match_args.append(b.VOID)
-                    else:
-                        raise NotImplementedError(
-                            "relax.build: parameter %s has a computed dimension %s (symbolic "
-                            "dimensions must be plain variables for now)" % (p.name_hint, d))
-                b.emit_call("vm.builtin.match_shape", [b.r(i), b.c(ctx)] + match_args)
+            if isinstance(p.struct_info, _expr.TensorStructInfo):
+                self.check_tensor(i, p.struct_info, "%s: argument %d (%s)" % (self.name, i, p.name_hint))
 
     def shape_operand(self, shape):
         """An operand holding the Shape of `shape` (a list of PrimExpr)."""
@@ -189,32 +190,8 @@ class _FunctionCodegen:
             b.emit_ret(r)
 
     def match_cast(self, r, sinfo):
-        b = self.b
-        if not isinstance(sinfo, _expr.TensorStructInfo):
-            return
-        ctx = "%s: match_cast" % self.name
-        b.emit_call("vm.builtin.check_tensor_info",
-                    [b.r(r), b.imm(int(sinfo.ndim)), b.c(tvm_ffi.dtype(str(sinfo.dtype)))
-                     if str(sinfo.dtype) != "void" else b.VOID, b.c(ctx)])
-        if not sinfo.shape_known:
-            return
-        args, shape_reg = [], None
-        for k, d in enumerate(sinfo.shape):
-            if isinstance(d, _te.IntImm):
-                args.append(b.imm(int(d.value)))
-            elif isinstance(d, tir.Var) and d._h in self.dims:
-                args.append(b.r(self.dims[d._h]))
-            elif isinstance(d, tir.Var):
-                if shape_reg is None:
-                    shape_reg = self.reg()
-                    b.emit_call("vm.builtin.shape_of", [b.r(r)], shape_reg)
-                dr = self.reg()
-                b.emit_call("vm.builtin.tuple_getitem", [b.r(shape_reg), b.imm(k)], dr)
-                self.dims[d._h] = dr
-                args.append(b.VOID)
-            else:
-                raise NotImplementedError("relax.build: match_cast to a computed dimension %s" % d)
-        b.emit_call("vm.builtin.match_shape", [b.r(r), b.c(ctx)] + args)
+        if isinstance(sinfo, _expr.TensorStructInfo):
+            self.check_tensor(r, sinfo, "%s: match_cast" % self.name)
 
 
 def vm_codegen(mod):

@@ -17,7 +17,7 @@ from ... import te
 from ...ir import IRModule, _api
 from .. import expr as _expr
 from ..block_builder import BlockBuilder
-from .legalize_ops import LEGALIZE, _Rewriter, _key
+from .legalize_ops import LEGALIZE, _key, emit_binding, legalize_function
 
 MAX_GROUP = 8
 _FUSABLE_ANCHORS = (0, 1, 2, 3, 4)  # elemwise, broadcast, injective, reduce, out-ewise-fusable
@@ -159,56 +159,28 @@ def _emit_group(bb, rw, block, members, dataflow):
     ana = Analyzer()
     sinfo = _expr.TensorStructInfo([ana.simplify(d) for d in out.shape], str(out.dtype))
     from ..op import call_tir
-    value = call_tir(gvar, ext_args, sinfo)
-    last = bindings[-1]
-    if dataflow and not isinstance(last.var, _expr.DataflowVar):
-        new = bb.emit_output(value, str(last.var.name_hint))
-    else:
-        new = bb.emit(value, str(last.var.name_hint))
-    rw.vmap[_key(last.var)] = new
+    emit_binding(bb, rw, bindings[-1], call_tir(gvar, ext_args, sinfo), dataflow)
     return True
 
 
 def _fuse_function(bb, name, func):
     counts = _use_counts(func)
-    rw = _Rewriter(bb)
-    with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
-        for block in func.body.blocks:
-            dataflow = isinstance(block, _expr.DataflowBlock)
-            ctx = bb.dataflow() if dataflow else None
-            if ctx:
-                ctx.__enter__()
-            try:
-                groups = _groups(block, counts) if dataflow else [[i] for i in range(len(block.bindings))]
-                # Emit each group at its last member (its inputs are all defined by then).
-                last_of = {g[-1]: g for g in groups}
-                in_group = {i for g in groups if len(g) > 1 for i in g}
-                for i, b in enumerate(block.bindings):
-                    if i in last_of and len(last_of[i]) > 1 and _emit_group(bb, rw, block, last_of[i], dataflow):
-                        continue
-                    if i in in_group and i not in last_of:
-                        continue  # emitted with its group (or below, if the group fell back)
-                    members = last_of.get(i, [i])
-                    for j in members:
-                        _emit_single(bb, rw, block.bindings[j], dataflow)
-            finally:
-                if ctx:
-                    ctx.__exit__(None, None, None)
-        out = rw.expr(func.body.body)
-        if isinstance(out, _expr.Call):
-            out = rw.legalize(out)
-        bb.emit_func_output(out)
 
+    def emit_block(bb, rw, block, dataflow):
+        groups = _groups(block, counts) if dataflow else [[i] for i in range(len(block.bindings))]
+        # A group is emitted at its last member (its inputs are all defined by then).
+        last_of = {g[-1]: g for g in groups}
+        in_group = {i for g in groups if len(g) > 1 for i in g}
+        for i in range(len(block.bindings)):
+            if i in last_of and len(last_of[i]) > 1 and _emit_group(bb, rw, block, last_of[i], dataflow):
+                continue
+            if i in in_group and i not in last_of:
+                continue  # emitted with its group (or below, if the group fell back)
+            for j in last_of.get(i, [i]):
+                b = block.bindings[j]
+                emit_binding(bb, rw, b, rw.legalize(b.value), dataflow)
 
-def _emit_single(bb, rw, b, dataflow):
-    value = rw.legalize(b.value)
-    if isinstance(b, _expr.MatchCast):
-        new = bb.match_cast(value, b.struct_info, str(b.var.name_hint))
-    elif dataflow and not isinstance(b.var, _expr.DataflowVar):
-        new = bb.emit_output(value, str(b.var.name_hint))
-    else:
-        new = bb.emit(value, str(b.var.name_hint))
-    rw.vmap[_key(b.var)] = new
+    legalize_function(bb, name, func, emit_block)
 
 
 def FuseAndLegalizeOps():  # noqa: N802 (TVM's naming of passes)

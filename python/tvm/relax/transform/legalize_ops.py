@@ -186,29 +186,37 @@ class _Rewriter:
         return value
 
 
-def legalize_function(bb, name, func):
+def emit_binding(bb, rw, b, value, dataflow):
+    """Binds the rewritten `value` of binding `b` in the builder's current block, keeping the
+    variable's kind (match_cast, a dataflow output, a plain binding) and name."""
+    if isinstance(b, _expr.MatchCast):
+        new = bb.match_cast(value, b.struct_info, str(b.var.name_hint))
+    elif dataflow and not isinstance(b.var, _expr.DataflowVar):
+        new = bb.emit_output(value, str(b.var.name_hint))
+    else:
+        new = bb.emit(value, str(b.var.name_hint))
+    rw.vmap[_key(b.var)] = new
+
+
+def _emit_each(bb, rw, block, dataflow):
+    for b in block.bindings:
+        emit_binding(bb, rw, b, rw.legalize(b.value), dataflow)
+
+
+def legalize_function(bb, name, func, emit_block=_emit_each):
+    """Rebuilds `func` in `bb` block by block; `emit_block(bb, rw, block, dataflow)` emits
+    each block's bindings (one legalized call each by default; FuseAndLegalizeOps groups)."""
     rw = _Rewriter(bb)
     with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
         body = func.body
         blocks = list(body.blocks) if isinstance(body, _expr.SeqExpr) else []
         for block in blocks:
             dataflow = isinstance(block, _expr.DataflowBlock)
-            ctx = bb.dataflow() if dataflow else None
-            if ctx:
-                ctx.__enter__()
-            try:
-                for b in block.bindings:
-                    value = rw.legalize(b.value)
-                    if isinstance(b, _expr.MatchCast):
-                        new = bb.match_cast(value, b.struct_info, str(b.var.name_hint))
-                    elif dataflow and not isinstance(b.var, _expr.DataflowVar):
-                        new = bb.emit_output(value, str(b.var.name_hint))
-                    else:
-                        new = bb.emit(value, str(b.var.name_hint))
-                    rw.vmap[_key(b.var)] = new
-            finally:
-                if ctx:
-                    ctx.__exit__(None, None, None)
+            if dataflow:
+                with bb.dataflow():
+                    emit_block(bb, rw, block, dataflow)
+            else:
+                emit_block(bb, rw, block, dataflow)
         out = rw.expr(body.body if isinstance(body, _expr.SeqExpr) else body)
         if isinstance(out, _expr.Call):
             out = rw.legalize(out)
