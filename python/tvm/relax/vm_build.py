@@ -9,9 +9,10 @@ Lowering (after the pipeline legalized every operator into call_tir):
   - PrimFuncs get a default schedule (tvm.relax.backend default_schedule) and are compiled
     with tvm.compile into one library;
   - each Relax function becomes a bytecode function (runtime/ docs/vm.md): parameters in
-    registers, symbolic dimensions read from the inputs' shapes (vm.builtin.shape_of +
-    tuple_getitem) and checked (vm.builtin.match_shape), outputs of call_tir allocated with
-    vm.builtin.empty and passed after the arguments (destination-passing style), tuples with
+    registers, symbolic dimensions stored in a shape heap by vm.builtin.match_shape and
+    computed ones filled by generated TIR shape functions (vm_shape_lower.py), outputs of
+    call_tir placed by the static memory plan (memory_plan.py: shared alloc_storage blocks, or
+    vm.builtin.empty) and passed after the arguments (destination-passing style), tuples with
     vm.builtin.make_tuple / tuple_getitem, constants in the constant pool.
 """
 
