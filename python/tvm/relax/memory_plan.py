@@ -83,18 +83,18 @@ def tensor_bytes(sinfo, bounds):
     return n * ((t.bits * t.lanes + 7) // 8)
 
 
-def _vars_in(e, out):
+def vars_in(e, out):
     """Relax Vars referenced by expression `e` (without looking into called functions)."""
     if isinstance(e, _expr.Var):
         out.append(e)
     elif isinstance(e, _expr.Tuple):
         for f in e.fields:
-            _vars_in(f, out)
+            vars_in(f, out)
     elif isinstance(e, _expr.TupleGetItem):
-        _vars_in(e.tuple_value, out)
+        vars_in(e.tuple_value, out)
     elif isinstance(e, _expr.Call):
         for a in e.args:
-            _vars_in(a, out)
+            vars_in(a, out)
     return out
 
 
@@ -116,7 +116,7 @@ def plan_function(func, enabled=True):
         e = bd.value
         outs = dps_outputs(e)
         used = set()
-        for v in _vars_in(e if outs is None else e.args[1], []):
+        for v in vars_in(e if outs is None else e.args[1], []):
             used |= alias.get(v._h, set())
         for a in used:
             last_use[a] = i
@@ -141,7 +141,7 @@ def plan_function(func, enabled=True):
         else:
             escaped |= used      # an extern / Relax call may keep or return what it is given
     out = body.body if isinstance(body, _expr.SeqExpr) else body
-    for v in _vars_in(out, []):
+    for v in vars_in(out, []):
         escaped |= alias.get(v._h, set())
 
     free = []        # free tokens

@@ -25,7 +25,7 @@ from ..runtime import vm as _rvm
 from ..runtime.vm_builder import Builder
 from ..tir import expr as _te
 from . import expr as _expr
-from .memory_plan import plan_function
+from .memory_plan import vars_in, plan_function
 from .vm_shape_lower import (ASSERT_IMM, ASSERT_LOAD, LOAD, NO_OP, STORE, USE_IMM, ShapeHeap,
                              expr_key)
 
@@ -180,11 +180,11 @@ class _FunctionCodegen:
         self.emit_value(e, r)
         return b.r(r)
 
-    def alloc(self, sinfo, k):
-        """The `k`-th output of the current binding: a view of its planned storage, or its
-        own allocation (escaping or dynamically sized)."""
+    def alloc(self, sinfo, k, r=None):
+        """The `k`-th output of the current binding, into register `r` (a new one by default):
+        a view of its planned storage, or its own allocation (escaping or dynamically sized)."""
         b = self.b
-        r = self.reg()
+        r = self.reg() if r is None else r
         shape = self.shape_operand(list(sinfo.shape))
         dtype = b.c(tvm_ffi.dtype(str(sinfo.dtype)))
         token = self.plan.token.get((self.binding, k))
@@ -208,10 +208,11 @@ class _FunctionCodegen:
                     outs = [self.alloc(f, k) for k, f in enumerate(out.fields)]
                     b.emit_call(fname, args + [b.r(o) for o in outs])
                     b.emit_call("vm.builtin.make_tuple", [b.r(o) for o in outs], dst)
+                    for o in outs:  # the tuple holds them now
+                        b.emit_call("vm.builtin.null_value", [], o)
                 else:
-                    o = self.alloc(out, 0)
-                    b.emit_call(fname, args + [b.r(o)])
-                    b.emit_call("vm.builtin.identity", [b.r(o)], dst)
+                    self.alloc(out, 0, dst)
+                    b.emit_call(fname, args + [b.r(dst)])
                 return
             raise NotImplementedError("relax.build: operator %s was not legalized (run "
                                       "relax.transform.LegalizeOps / the default pipeline)" % name)
@@ -246,6 +247,7 @@ class _FunctionCodegen:
             body = self.func.body
             bindings = [bd for block in (body.blocks if isinstance(body, _expr.SeqExpr) else [])
                         for bd in block.bindings]
+            kills = _last_uses(bindings, body.body if isinstance(body, _expr.SeqExpr) else body)
             for i, bd in enumerate(bindings):      # (indices as in memory_plan.plan_function)
                 self.binding = i
                 r = self.reg()
@@ -253,6 +255,12 @@ class _FunctionCodegen:
                 if isinstance(bd, _expr.MatchCast):
                     self.match_cast(r, bd.struct_info)
                 self.regs[bd.var._h] = r
+                # KillAfterLastUse: a register whose variable is not read again drops its
+                # reference, so a dynamically allocated tensor goes back to the pool for the
+                # next allocation (values are reference counted: a tuple or a later alias
+                # keeps what it still needs).
+                for h in kills.get(i, ()):
+                    b.emit_call("vm.builtin.null_value", [], self.regs[h])
             self.binding = None
             out = body.body if isinstance(body, _expr.SeqExpr) else body
             r = self.reg()
@@ -263,6 +271,23 @@ class _FunctionCodegen:
         if isinstance(sinfo, _expr.TensorStructInfo):
             self.check_tensor(r, sinfo, "%s: match_cast" % self.name)
             self.compute_ready()
+
+
+def _last_uses(bindings, result):
+    """{binding index: handles of the binding variables last read there}. Variables the
+    result reads are never killed; a variable never read is killed right after its binding."""
+    last = {}
+    for i, bd in enumerate(bindings):
+        last[bd.var._h] = i
+        for v in vars_in(bd.value, []):
+            if v._h in last:
+                last[v._h] = i
+    for v in vars_in(result, []):
+        last.pop(v._h, None)
+    kills = {}
+    for h, i in last.items():
+        kills.setdefault(i, []).append(h)
+    return kills
 
 
 def vm_codegen(mod, memory_plan=True):
