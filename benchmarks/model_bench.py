@@ -9,6 +9,8 @@ Models (ONNX, built by tests/compiler_py/test_onnx_frontend.py's builders):
              LayerNormalization, Erf GELU, a mask)
   resnet     a ResNet-style CNN (conv-bn-relu, max pool, two residual blocks, global pool,
              Gemm) on 3x16x16, batch 8
+  resnet18   ResNet-18's layout (7x7/2 stem, max pool, 4 stages of 2 basic blocks with 64,
+             128, 256, 512 channels, global pool, FC 1000) on 3x64x64, batch 1 (~150 MFLOP)
 Threads: ours through runtime.SetNumThreads, onnxruntime through intra_op_num_threads,
 apache-tvm through TVM_NUM_THREADS (its process reads it at start).
 
@@ -42,6 +44,26 @@ def _best(fn, repeat):
         fn()
         best = min(best, time.perf_counter() - t)
     return best * 1e3
+
+
+def resnet18_model(hw=64):
+    """ResNet-18 (basic blocks, batch norm, 1x1 projection shortcuts) as an ONNX model."""
+    from test_onnx_frontend import _Graph
+
+    g = _Graph(18)
+    y = g.conv_bn_relu("x", 3, 64, k=7, stride=2)
+    y = g.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for cout, stride in ((64, 1), (64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1)):
+        h = g.conv_bn_relu(y, cin, cout, stride=stride)
+        h = g.conv_bn_relu(h, cout, cout, relu=False)
+        skip = y if (cin == cout and stride == 1) else g.conv_bn_relu(y, cin, cout, k=1, stride=stride, relu=False)
+        y = g.op("Relu", [g.op("Add", [h, skip])])
+        cin = cout
+    y = g.op("Flatten", [g.op("GlobalAveragePool", [y])], axis=1)
+    w = g.init((g.rng.standard_normal((1000, 512)) * 0.05).astype("float32"))
+    g.op("Gemm", [y, w, g.init(np.zeros(1000, "float32"))], transB=1)
+    return g.model("y", [1, 3, hw, hw], [1, 1000])
 
 
 def _peer_python():
@@ -97,6 +119,7 @@ def main():
         ("encoder s128 d256", attention_block_model(seq=128, d=256, heads=4),
          {"x": rng.standard_normal((1, 128, 256)).astype("float32"), "mask": np.ones((1, 128), "float32")}),
         ("resnet b8", resnet_model(), {"x": rng.standard_normal((8, 3, 16, 16)).astype("float32")}),
+        ("resnet18 64x64 b1", resnet18_model(), {"x": rng.standard_normal((1, 3, 64, 64)).astype("float32")}),
     ]
     print("latency in ms, best of %d; ratio = ours / peer (below 1: ours faster)" % args.repeat)
     print("apache-tvm 0.27: %s" % ("measured (%s)" % peer if peer else "not measured"))

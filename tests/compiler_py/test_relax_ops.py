@@ -93,6 +93,33 @@ def test_property_conv2d(case, layouts):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+@settings(max_examples=12, deadline=None)
+@given(case=conv_case(2), cout=st.sampled_from([16, 17, 32, 40]), nsp=st.sampled_from([1, 2]),
+       layouts=st.sampled_from([("NCHW", "OIHW"), ("NHWC", "HWIO"), ("NHWC", "OIHW"), ("NCHW", "HWIO")]))
+def test_property_conv_constant_weight_channels_last(case, cout, nsp, layouts):
+    """A constant weight with 16+ output channels takes the channels-last kernel (weight
+    transposed at legalization, output channels in the register tile): same values as torch
+    for every layout, stride, dilation and (asymmetric) padding."""
+    rng = np.random.default_rng(case["seed"])
+    sp, ks = case["sp"][:nsp], case["ks"][:nsp]
+    pad = case["padding"][:nsp] + case["padding"][2:2 + nsp]
+    strides, dilation = case["strides"][:nsp], case["dilation"][:nsp]
+    for k in range(nsp):
+        assume(_out_extent(sp[k], ks[k], strides[k], dilation[k], pad[k] + pad[nsp + k]) > 0)
+    x = rand(rng, [case["n"], case["cin"]] + sp)
+    w = rand(rng, [cout, case["cin"]] + ks)
+    want = conv_ref(x, w, strides, pad, dilation, 1)
+    dl, kl = (layouts[0].replace("H", ""), layouts[1].replace("H", "")) if nsp == 1 else layouts
+    canon_d, canon_k = ("NCW", "OIW") if nsp == 1 else ("NCHW", "OIHW")
+    xl = np.ascontiguousarray(np.transpose(x, [canon_d.index(c) for c in dl]))
+    wl = np.ascontiguousarray(np.transpose(w, [canon_k.index(c) for c in kl]))
+    conv = R.nn.conv1d if nsp == 1 else R.nn.conv2d
+    got = run(lambda a: conv(a, relax.const(wl), strides=strides, padding=pad, dilation=dilation,
+                             data_layout=dl, kernel_layout=kl), [xl])
+    got = np.transpose(got, [dl.index(c) for c in canon_d])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 @settings(max_examples=8, deadline=None)
 @given(case=conv_case(1))
 def test_property_conv1d(case):

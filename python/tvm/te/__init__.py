@@ -49,9 +49,19 @@ class Tensor(Node):
 
 
 def _shape(shape):
+    """Dimensions as PrimExprs, arithmetic simplified: an extent written as an expression of
+    constants (a conv's ((16 + 1 + 1) - 3) // 1 + 1) must be the constant 16 for the schedule
+    (divisible splits need no predicate) and for the buffers' sizes."""
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
-    return [convert(s, "int32") if isinstance(s, int) else s for s in shape]
+    out = []
+    for s in shape:
+        if isinstance(s, int):
+            s = convert(s, "int32")
+        elif not isinstance(s, (_tir.IntImm, _tir.Var)) and isinstance(s, PrimExpr):
+            s = _api("arith.Simplify")(s, {})
+        out.append(s)
+    return out
 
 
 def placeholder(shape, dtype="float32", name="placeholder"):

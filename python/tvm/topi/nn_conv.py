@@ -52,3 +52,54 @@ def conv(data, weight, strides, padding, dilation, groups=1, out_dtype=None):
         return te.sum(a * b, axis=[rc] + rk)
     del c
     return te.compute([n, o] + out_sp, f, name="conv%dd" % nsp)
+
+
+def pad_channels_last(data, layout, before, after, name="conv_pad_nhwc"):
+    """`data` (in `layout`, e.g. "NCHW") as a zero-padded channels-last tensor (N, *spatial, C)
+    in ONE stage: the layout change rides on the padding copy the convolution needs anyway."""
+    nsp = len(data.shape) - 2
+    canon = "N" + "".join(layout[2:]) + "C" if layout[1] == "C" else layout
+    perm = [layout.index(ch) for ch in canon]  # output axis k reads input axis perm[k]
+    src_shape = [data.shape[p] for p in perm]
+    shape = [src_shape[0]] + [src_shape[1 + k] + before[k] + after[k] for k in range(nsp)] + [src_shape[-1]]
+    zero = _e.const(0.0, str(data.dtype))
+    padded_axes = [k for k in range(nsp) if const_int(before[k]) != 0 or const_int(after[k]) != 0]
+
+    def f(*i):
+        idx = [None] * len(perm)
+        conds = []
+        for k, p in enumerate(perm):
+            if 1 <= k <= nsp and (k - 1) in padded_axes:
+                s = i64(i[k]) - before[k - 1]
+                conds.append(in_range(s, 0, data.shape[p]))
+                idx[p] = clamp(s, 0, i64(data.shape[p]) - 1)
+            elif 1 <= k <= nsp:
+                idx[p] = i64(i[k]) - before[k - 1]
+            else:
+                idx[p] = i[k]
+        v = data[tuple(idx)]
+        return tir.if_then_else(all_of(conds), v, zero) if conds else v
+    return te.compute(shape, f, name=name)
+
+
+def conv_channels_last(padded, weight, strides, dilation, out_dtype=None):
+    """Convolution of a padded channels-last input (N, *spatial, C) with a (*kernel, C, O)
+    weight (HWIO), groups = 1; output (N, *out_spatial, O). The output channel is the innermost
+    axis, so a register tile over (last spatial, O) reads the weight as contiguous vectors and
+    the input as scalars: the matmul micro-kernel (DefaultSchedule's tile rule)."""
+    nsp = len(padded.shape) - 2
+    ks = list(weight.shape[:nsp])
+    out_dtype = out_dtype or str(padded.dtype)
+    out_sp = [(i64(padded.shape[1 + k]) - ((i64(ks[k]) - 1) * dilation[k] + 1)) // strides[k] + 1
+              for k in range(nsp)]
+    rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
+    rc = te.reduce_axis((0, weight.shape[nsp]), "rc")
+
+    def f(nn, *rest):
+        ys, oo = rest[:nsp], rest[nsp]
+        a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [rc])]
+        b = weight[tuple(rk + [rc, oo])]
+        if str(a.dtype) != out_dtype:
+            a, b = tir.cast(a, out_dtype), tir.cast(b, out_dtype)
+        return te.sum(a * b, axis=rk + [rc])
+    return te.compute([padded.shape[0]] + out_sp + [weight.shape[nsp + 1]], f, name="conv%dd_nhwc" % nsp)

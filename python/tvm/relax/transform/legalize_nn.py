@@ -5,6 +5,7 @@ registered in LegalizeOps' table."""
 from ... import topi
 from ...topi import activation, creation, indexing, nn_conv, normalization, pooling
 from ...topi._layout import transpose_from, transpose_to
+from .. import expr as _expr
 from .legalize_ops import _attr, register_legalize
 
 _DATA = {1: "NCW", 2: "NCHW"}
@@ -24,12 +25,37 @@ def _conv_legalize(nsp):
         strides, padding = _ints(_attr(call, "strides")), _ints(_attr(call, "padding"))
         dilation, groups = _ints(_attr(call, "dilation")), int(_attr(call, "groups", 1))
 
+        weight = call.args[1]
+        if groups == 1 and isinstance(weight, _expr.Constant) and _out_channels(weight, kl) >= CHANNELS_LAST_MIN_O:
+            # Constant weight: transposed once, here, to (*kernel, I, O), and the convolution
+            # computed channels-last (nn_conv.conv_channels_last), whose register tile runs
+            # over (last spatial, O) like a matmul's. The input's layout change rides on the
+            # padding copy; the output goes back to `ol` in a stage DefaultSchedule inlines.
+            spatial = _KERNEL[nsp][2:]
+            w = weight.data.numpy().transpose([kl.index(c) for c in spatial + "IO"])
+            last = "N" + spatial + "C"
+
+            def te_conv_cl(x, w):
+                padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
+                out = nn_conv.conv_channels_last(padded, w, strides, dilation, None if od is None else str(od))
+                return transpose_from(out, last, ol)
+            return bb.call_te(te_conv_cl, call.args[0], _expr.const(w), primfunc_name_hint="conv%dd" % nsp)
+
         def te_conv(x, w):
             out = nn_conv.conv(transpose_to(x, dl, _DATA[nsp]), transpose_to(w, kl, _KERNEL[nsp]),
                                strides, padding, dilation, groups, None if od is None else str(od))
             return transpose_from(out, _DATA[nsp], ol)
         return bb.call_te(te_conv, call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
     return legalize
+
+
+# Below this many output channels the channels-last tile (16 channels wide) would be mostly
+# padding; the canonical layout's tile over (H, W) serves those convolutions better.
+CHANNELS_LAST_MIN_O = 16
+
+
+def _out_channels(weight, kernel_layout):
+    return int(weight.data.shape[kernel_layout.index("O")])
 
 
 def _pool_legalize(nsp, kind):
