@@ -141,6 +141,12 @@ class Schedule:
 
     get_sblock = get_block  # the name of newer TVM (tvm.s_tir)
 
+    def get(self, rv):
+        """The statement a handle names in the current function: a Block (BlockRV) or a For
+        (LoopRV), to read its fields (iter_vars and their kinds, extents...)."""
+        target = rv if isinstance(rv, Var) else self._block(rv)
+        return _api("tir.schedule.Get")(self.func, target)
+
     def get_loops(self, block):
         loops = list(_api("tir.schedule.GetLoops")(self.func, self._block(block)))
         self.trace.append("get_loops", {"block": block}, loops)

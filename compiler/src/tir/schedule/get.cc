@@ -1,5 +1,6 @@
 /*
- * Queries: get_block (existence), get_loops, get_child_blocks, get_producers, get_consumers.
+ * Queries: get_block (existence), get_loops, get_child_blocks, get_producers, get_consumers,
+ * get (the Block or For statement a handle names, TVM's `sch.get(rv)`).
  * Producers/consumers are the sibling blocks (same parent block) that write a buffer the
  * block reads / read a buffer it writes, in program order.
  */
@@ -72,6 +73,12 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("tir.schedule.GetBlock", [](PrimFunc f, std::string name) {
     FindBlock(f, name, "get_block");
     return String(name);
+  });
+  RegisterCompilerGlobal("tir.schedule.Get", [](PrimFunc f, Any rv) -> Stmt {
+    if (auto name = rv.as<String>()) {
+      return FindBlock(f, std::string(*name), "get").leaf().as<BlockRealizeNode>()->block;
+    }
+    return FindLoop(f, rv.cast<Var>(), "get").leaf();
   });
   RegisterCompilerGlobal("tir.schedule.GetLoops", [](PrimFunc f, std::string block) { return GetLoops(f, block); });
   RegisterCompilerGlobal("tir.schedule.GetChildBlocks", [](PrimFunc f, Any parent) { return GetChildBlocks(f, parent); });

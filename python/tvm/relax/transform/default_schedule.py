@@ -23,12 +23,23 @@ def _tile_rule(sch, block, rows=4, cols=16):
     cache written back after the reduction, the reduction loops run outside the tile, columns
     are vectorized, rows unrolled, the outer spatial loops fused and parallel."""
     loops = sch.get_loops(block)
-    kinds = [_is_reduction_loop(sch, l) for l in loops]
+    kinds = _loop_kinds(sch, block, loops)
     nsp = kinds.index(True) if True in kinds else len(kinds)
     if nsp < 2 or nsp == len(loops) or not all(kinds[nsp:]):
         raise tir.ScheduleError("not a [spatial..., reduction...] nest")
     *outer, i, j = loops[:nsp]
     red = loops[nsp:]
+    # Rows shorter than the tile (a late conv stage's 2x2 outputs) would leave most of the
+    # tile predicated off: fuse the row loop with the spatial loop above it (a conv's H with
+    # its W) so a tile covers whole rows of both. Only when the tile then covers a rectangle
+    # (the row extent divides the tile, the fused extent is a multiple of it): the cache's
+    # write-back is placed by region, and a tile straddling rows would write back points it
+    # did not compute.
+    ext_i = _static_extent(sch, i)
+    ext_o = _static_extent(sch, outer[-1]) if outer else None
+    if ext_i is not None and ext_o is not None and ext_i < rows and rows % ext_i == 0 \
+            and (ext_o * ext_i) % rows == 0:
+        i = sch.fuse(outer.pop(), i)
     acc = sch.cache_write(block, 0, "local")
     io, ii = sch.split(i, [None, rows])
     jo, ji = sch.split(j, [None, cols])
@@ -55,13 +66,26 @@ def _inline_elementwise(sch):
     seen_reduction = False
     for name in names[:-1]:
         if not seen_reduction:
-            loops = sch.get_loops(sch.get_block(name))
-            seen_reduction = any(_is_reduction_loop(sch, l) for l in loops)
+            seen_reduction = any(int(iv.kind) == 2 for iv in sch.get(sch.get_block(name)).iter_vars)
             continue
         try:
             sch.compute_inline(sch.get_block(name))
         except tir.ScheduleError:
             pass  # a reduction, or a stage with several consumers that cannot take it
+
+
+def _static_extent(sch, loop):
+    ext = sch.get(loop).extent
+    return int(ext.value) if isinstance(ext, tir.IntImm) else None
+
+
+def _loop_kinds(sch, block, loops):
+    """True for each loop of `block` that binds a reduction variable. A block as TE or
+    FuseTIR made it has one loop per iter var, in order: the kinds are the iter vars'."""
+    ivs = sch.get(block).iter_vars
+    if len(ivs) == len(loops):
+        return [int(iv.kind) == 2 for iv in ivs]
+    return [_is_reduction_loop(sch, l) for l in loops]
 
 
 def _is_reduction_loop(sch, loop):
