@@ -26,11 +26,6 @@ from ..expr_functor import ExprMutator, module_pass
 
 MAX_GROWN_BYTES = 64 * 1024
 
-# Compiled PrimFuncs by structural hash (the same shapes recur: one transpose per layer...).
-_KERNELS = {}
-_KERNEL_CACHE_SIZE = 128
-
-
 def _static_tensor_sinfos(sinfo):
     """The TensorStructInfos of a static-shaped tensor or tuple of them; None otherwise."""
     if isinstance(sinfo, _expr.TensorStructInfo):
@@ -55,23 +50,32 @@ def _nbytes(sinfo):
     return n * np.dtype(str(sinfo.dtype) if str(sinfo.dtype) != "bool" else "bool").itemsize
 
 
-def _kernel(prim):
-    """The host-compiled function of PrimFunc `prim` (cached by structure)."""
-    from ...driver.build_module import compile as tvm_compile
+class _Kernels:
+    """Host-compiled PrimFuncs of one pass run, by structure (the same shapes recur: one
+    transpose per layer...). Not kept across runs: JIT code freed at interpreter exit, after
+    the engine that owns it, crashes the process."""
 
-    h = structural_hash(prim)
-    for cand, fn in _KERNELS.get(h, []):
-        if structural_equal(cand, prim):
-            return fn
-    exe = tvm_compile(IRModule({"main": prim.with_attr("global_symbol", "main")}), "llvm", jit=True)
-    fn = exe["main"]
-    if sum(len(v) for v in _KERNELS.values()) >= _KERNEL_CACHE_SIZE:
-        _KERNELS.clear()
-    _KERNELS.setdefault(h, []).append((prim, fn))
-    return fn
+    def __init__(self):
+        self.by_hash = {}
+
+    def get(self, prim):
+        from ...driver.build_module import compile as tvm_compile
+
+        h = structural_hash(prim)
+        for cand, fn in self.by_hash.get(h, []):
+            if structural_equal(cand, prim):
+                return fn
+        exe = tvm_compile(IRModule({"main": prim.with_attr("global_symbol", "main")}), "llvm", jit=True)
+        fn = exe["main"]
+        self.by_hash.setdefault(h, []).append((prim, fn))
+        return fn
 
 
 class _Folder(ExprMutator):
+    def __init__(self, mod, kernels=None):
+        super().__init__(mod)
+        self.kernels = kernels if kernels is not None else _Kernels()
+
     def constant_of(self, e):
         """`e` as a Constant / Tuple of constants (through variable bindings), else None."""
         while isinstance(e, _expr.Var):
@@ -121,7 +125,7 @@ class _Folder(ExprMutator):
             return None
         from ...runtime import empty
         results = [empty([int(d.value) for d in s.shape], str(s.dtype)) for s in outs]
-        _kernel(prim)(*[a.data for a in args.fields], *results)
+        self.kernels.get(prim)(*[a.data for a in args.fields], *results)
         consts = [_expr.Constant(r) for r in results]
         return consts[0] if isinstance(call.sinfo_args[0], _expr.TensorStructInfo) else _expr.Tuple(consts)
 
@@ -155,7 +159,7 @@ class _Folder(ExprMutator):
             mod = LegalizeOps()(bb.get())
         except NotImplementedError:
             return None  # an operator without a legalization
-        folder = _Folder(mod)
+        folder = _Folder(mod, self.kernels)
         folded = folder.transform_module()["main"]
         return folder.constant_of(folded.body.body)
 
