@@ -2,7 +2,7 @@
 (TVM's pass).
 
 - In every Relax function, a dataflow-block binding whose variable is never used (by a later
-  binding, the function's result, or a symbolic dimension's definition) is removed when its
+  binding or the function's result) is removed when its
   value is pure: operator calls (call_tir and call_dps_packed included, as TVM declares them),
   tuples, tuple items, leaves, and calls of pure Relax functions of the module. Match casts
   stay (each is a run-time check). Bindings outside dataflow blocks stay (they may be
