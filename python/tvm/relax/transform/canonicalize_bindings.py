@@ -60,8 +60,11 @@ class _Canonicalizer(ExprMutator):
         value = self.visit_expr(b.value)
         promoted = getattr(self, "_promote", {}).get(key(b.var))
         if promoted is not None:  # this DataflowVar's value is bound to the output directly
-            new = self.builder_.emit_output(value, str(promoted.var.name_hint))
-            self._bound[key(new)] = self.builder_._scope.bindings[-1].value
+            if isinstance(value, _expr.Var) and not isinstance(value, _expr.DataflowVar):
+                new = value  # lv = x; gv = lv: both are x (visible everywhere)
+            else:
+                new = self.builder_.emit_output(value, str(promoted.var.name_hint))
+                self._bound[key(new)] = self.builder_._scope.bindings[-1].value
             self.var_remap_[key(b.var)] = new
             self.var_remap_[key(promoted.var)] = new
             return
