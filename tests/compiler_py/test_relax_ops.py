@@ -443,7 +443,7 @@ def test_strided_slice_with_symbolic_bounds():
         bb = relax.BlockBuilder.current()
         head = bb.emit(R.strided_slice(a, [0, 1], [0, 1], [m, 2**31 - 1]))  # a[:m, 1:]
         assert _dims(head.struct_info) == ["m", "T.int64(7)"]
-        # a[1:] (inferred only: the VM does not allocate computed dimensions yet)
+        # a[1:] (inferred only here; test_relax_memory runs n - 1 slices)
         tail = bb.normalize(R.strided_slice(a, [0], [1], [2**31 - 1]))
         assert _dims(tail.struct_info) == ["(n - T.int64(1))", "T.int64(8)"]
         return head

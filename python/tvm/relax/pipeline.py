@@ -2,24 +2,24 @@
 
   "zero"     LegalizeOps: every operator becomes a call_tir of its TE definition; the kernels
              keep their plain loop nests.
-  "default"  first the graph simplifications, then FuseAndLegalizeOps (chains of
-             elementwise/broadcast operators after a matmul, conv, reduction or each other
-             become one kernel) and DefaultSchedule (each PrimFunc gets a schedule that needs
-             no tuning: elementwise stages inlined, register-tiled matmul with its epilogue in
-             the write-back, parallel outer loops). The simplifications, in this order:
-             CanonicalizeBindings (aliases out of the way of the pattern matches below),
-             FoldBatchnormToConv2D (inference BN into the conv weight + a bias add),
-             FoldConstant (weight-only work such as transposes and the folded BN's results,
-             computed once at build), EliminateCommonSubexpr, DeadCodeElimination (the
-             bindings the folds left unused, functions nothing calls).
+  "default"  first the graph simplifications, then LegalizeOps, AnnotateTIROpPattern, FuseOps,
+             FuseTIR (chains of elementwise/broadcast kernels after a matmul, conv, reduction
+             or each other become one kernel) and DefaultSchedule (each PrimFunc gets a
+             schedule that needs no tuning: elementwise stages inlined, register-tiled matmul
+             with its epilogue in the write-back, parallel outer loops). The simplifications,
+             in this order: CanonicalizeBindings (aliases out of the way of the pattern
+             matches below), FoldBatchnormToConv2D (inference BN into the conv weight + a bias
+             add), FoldConstant (weight-only work such as transposes and the folded BN's
+             results, computed once at build), EliminateCommonSubexpr, DeadCodeElimination
+             (the bindings the folds left unused, functions nothing calls).
 
-Memory planning is not in the pipelines yet (docs/relax.md).
+Memory planning and shape lowering happen in relax.build's lowering (vm_build.py).
 """
 
 from ..ir.transform import Sequential
-from .transform import (CanonicalizeBindings, DeadCodeElimination, DefaultSchedule,
-                        EliminateCommonSubexpr, FoldBatchnormToConv2D, FoldConstant,
-                        FuseAndLegalizeOps, LegalizeOps)
+from .transform import (AnnotateTIROpPattern, CanonicalizeBindings, DeadCodeElimination,
+                        DefaultSchedule, EliminateCommonSubexpr, FoldBatchnormToConv2D, FoldConstant,
+                        FuseOps, FuseTIR, LegalizeOps)
 
 
 def get_pipeline(name="default"):
@@ -27,6 +27,7 @@ def get_pipeline(name="default"):
         return Sequential([LegalizeOps()], name="relax.zero")
     if name == "default":
         return Sequential([CanonicalizeBindings(), FoldBatchnormToConv2D(), FoldConstant(),
-                           EliminateCommonSubexpr(), DeadCodeElimination(), FuseAndLegalizeOps(),
-                           DefaultSchedule()], name="relax.default")
+                           EliminateCommonSubexpr(), DeadCodeElimination(), LegalizeOps(),
+                           AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultSchedule()],
+                          name="relax.default")
     raise ValueError("unknown relax pipeline %r (zero, default)" % (name,))

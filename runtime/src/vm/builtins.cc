@@ -14,6 +14,7 @@
 
 #include "../support/registry.h"
 #include "executable.h"
+#include "shape_heap.h"
 
 namespace tvm {
 namespace runtime {
@@ -95,7 +96,13 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterRuntimeGlobal("vm.builtin.shape_of", [](DLTensor* t) {
     return ffi::Shape(t->shape, t->shape + t->ndim);
   });
+  // make_shape(d_0, ..., d_{n-1}) from ints, or make_shape(heap, ndim, (code, value)...)
+  // reading slots of a shape heap (shape_heap.h) when the first argument is a Tensor.
   RegisterRuntimePacked("vm.builtin.make_shape", [](ffi::PackedArgs args, ffi::Any* rv) {
+    if (args.size() > 0 && (args[0].is_none() || AsDLTensor(args[0]) != nullptr)) {
+      *rv = MakeShapeWithHeap(args);
+      return;
+    }
     std::vector<int64_t> dims(args.size());
     for (int i = 0; i < args.size(); ++i) {
       std::optional<int64_t> d = args[i].as<int64_t>();
@@ -108,8 +115,13 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   });
   // match_shape(value, err_ctx, d_0, ..., d_{n-1}): each d is an int that must equal the
   // dimension, or None to accept any. Symbolic dimensions are bound by reading them with
-  // tuple_getitem(shape_of(x), i) and passing the register to later matches.
+  // tuple_getitem(shape_of(x), i) and passing the register to later matches. When the second
+  // argument is not a string it is a shape heap (or None): the heap form of shape_heap.h.
   RegisterRuntimePacked("vm.builtin.match_shape", [](ffi::PackedArgs args, ffi::Any*) {
+    if (args.size() >= 2 && args[1].as<ffi::String>() == std::nullopt) {
+      MatchShapeWithHeap(args);
+      return;
+    }
     TVM_FFI_CHECK(args.size() >= 2, TypeError) << "match_shape(value, err_ctx, dims...)";
     std::string err_ctx = args[1].cast<std::string>();
     std::vector<int64_t> dims = DimsOf(args[0], err_ctx);

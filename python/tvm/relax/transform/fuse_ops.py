@@ -1,73 +1,43 @@
-"""FuseAndLegalizeOps: what TVM's LegalizeOps + FuseOps + FuseTIR give, in one pass: chains
-of operators become ONE PrimFunc (one kernel) instead of one per operator.
+"""FuseOps: call_tir bindings that should run as one kernel are grouped into a primitive
+Relax function (attr "Primitive": 1) that the caller calls once; FuseTIR then merges each
+group's PrimFuncs into one. Run after LegalizeOps and AnnotateTIROpPattern, as in TVM.
 
-Grouping (per dataflow block, in order; op patterns from the C++ registry, TVM's
-OpPatternKind): an elementwise or broadcast operator joins the group that produced one of its
-inputs when that value has no other use and the group's anchor is elementwise, broadcast,
-injective, a reduction, or an "out-elementwise-fusable" kernel (matmul, conv); a group holds
-at most MAX_GROUP operators. Each group of two or more is legalized by composing the TE of its
-operators (each operator's registered legalization runs against a composer that returns TE
-tensors instead of emitting calls) into one `te.create_prim_func`: its stages become blocks of
-one function, and DefaultSchedule inlines the elementwise ones (compute_inline /
-reverse_compute_inline into a matmul's write-back). A group whose legalization needs more than
-call_te falls back to one kernel per operator.
+Grouping (per dataflow block, in binding order; patterns from the callees' "op_pattern"):
+an elementwise or broadcast call joins the group that produced one of its arguments when
+that value has no other use, is the group's latest member, and the group's anchor is
+elementwise, broadcast, injective, a reduction or out-elementwise-fusable (matmul, conv): so
+a matmul or conv takes its bias/normalization/activation epilogue, and elementwise chains
+become one. A group holds at most MAX_GROUP calls and has one output (its last binding).
+Calls of PrimFuncs without a pattern, and opaque ones (softmax, layer norm as one function),
+stay alone.
 """
 
-from ... import te
-from ...ir import IRModule, _api
+from ...ir import IRModule
 from .. import expr as _expr
 from ..block_builder import BlockBuilder
-from .legalize_ops import LEGALIZE, _key, emit_binding, legalize_function
+from .legalize_ops import _key, emit_binding, legalize_function
 
 MAX_GROUP = 8
 _FUSABLE_ANCHORS = (0, 1, 2, 3, 4)  # elemwise, broadcast, injective, reduce, out-ewise-fusable
 
 
-class _NotFusable(Exception):
-    pass
-
-
-class _TEResult:
-    def __init__(self, tensor):
-        self.tensor = tensor
-
-
-class _Composer:
-    """Stands in for the BlockBuilder while a group's operators are legalized."""
-
-    def __init__(self, bb, env):
-        self.bb = bb
-        self.env = env  # relax expr key -> te.Tensor
-
-    def normalize(self, e):
-        return self.bb.normalize(e)
-
-    def call_te(self, fn, *args, primfunc_name_hint=None, **kwargs):
-        tensors = []
-        for a in args:
-            k = _key(a)
-            if k not in self.env:
-                raise _NotFusable()
-            tensors.append(self.env[k])
-        out = fn(*tensors, **kwargs)
-        if isinstance(out, (list, tuple)):
-            raise _NotFusable()
-        return _TEResult(out)
-
-    def __getattr__(self, name):
-        raise _NotFusable()
-
-
-def _pattern(call):
-    if not (isinstance(call, _expr.Call) and isinstance(call.op, _expr.Op)):
+def _callee(mod_funcs, call):
+    """The PrimFunc a call_tir binding value calls, or None."""
+    if not (isinstance(call, _expr.Call) and isinstance(call.op, _expr.Op)
+            and str(call.op.name) == "relax.call_tir"):
         return None
-    name = str(call.op.name)
-    if name not in LEGALIZE:
+    return mod_funcs.get(str(call.args[0].name_hint))
+
+
+def _pattern(mod_funcs, call):
+    f = _callee(mod_funcs, call)
+    if f is None or "op_pattern" not in f.attrs:
         return None
-    return int(_api("relax.OpPattern")(name))
+    return int(f.attrs["op_pattern"])
 
 
-def _use_counts(func):
+def use_counts(func):
+    """Uses of every variable in `func` (by node identity)."""
     counts = {}
 
     def visit(e):
@@ -89,25 +59,29 @@ def _use_counts(func):
     return counts
 
 
-def _groups(block, counts):
+def _call_args(call):
+    return list(call.args[1].fields)
+
+
+def _groups(mod_funcs, block, counts):
     """Lists of binding indices; each group's last binding is its output."""
     groups, owner = [], {}
     for i, b in enumerate(block.bindings):
-        p = _pattern(b.value)
+        p = _pattern(mod_funcs, b.value) if isinstance(b, _expr.VarBinding) else None
         joined = None
-        if p in (0, 1) and isinstance(b, _expr.VarBinding):
+        if p in (0, 1):
             cands = set()
-            for a in b.value.args:
+            for a in _call_args(b.value):
                 if isinstance(a, _expr.Var) and _key(a) in owner and counts.get(_key(a), 0) == 1:
-                    g = owner[_key(a)]
-                    if groups[g]["anchor"] in _FUSABLE_ANCHORS and len(groups[g]["members"]) < MAX_GROUP \
-                            and groups[g]["members"][-1] == _index_of(block, a):
-                        cands.add(g)
+                    g = groups[owner[_key(a)]]
+                    if g["anchor"] in _FUSABLE_ANCHORS and len(g["members"]) < MAX_GROUP \
+                            and block.bindings[g["members"][-1]].var.same_as(a):
+                        cands.add(owner[_key(a)])
             if len(cands) == 1:
                 joined = cands.pop()
         if joined is None:
             groups.append({"members": [i], "anchor": p})
-            if p is not None and isinstance(b, _expr.VarBinding):
+            if p is not None:
                 owner[_key(b.var)] = len(groups) - 1
         else:
             groups[joined]["members"].append(i)
@@ -115,82 +89,67 @@ def _groups(block, counts):
     return [g["members"] for g in groups]
 
 
-def _index_of(block, var):
-    for i, b in enumerate(block.bindings):
-        if b.var.same_as(var):
-            return i
-    return -1
-
-
-def _emit_group(bb, rw, block, members, dataflow):
-    """Emits one fused call_tir for the bindings `members`; False when it cannot."""
-    bindings = [block.bindings[i] for i in members]
+def _primitive_function(bindings, rw):
+    """The Relax function computing `bindings` (call_tir each): its parameters are the values
+    they read from outside (variables or constants); returns (function, outside args)."""
     inside = {_key(b.var) for b in bindings}
-    env, placeholders, ext_args = {}, [], []
-    try:
-        for b in bindings:
-            call = bb.normalize(_expr.Call(b.value.op, [rw.expr(a) if _key(a) not in inside else a
-                                                        for a in b.value.args],
-                                           dict(b.value.attrs), list(b.value.sinfo_args)))
-            for a in call.args:
-                k = _key(a)
-                if k in env or k in inside:
-                    continue
-                s = bb.normalize(a).struct_info
-                if not isinstance(s, _expr.TensorStructInfo) or not s.shape_known:
-                    raise _NotFusable()
-                ph = te.placeholder(list(s.shape), str(s.dtype), "arg%d" % len(placeholders))
-                env[k] = ph
-                placeholders.append(ph)
-                ext_args.append(a)
-            res = LEGALIZE[str(b.value.op.name)](_Composer(bb, env), call)
-            if not isinstance(res, _TEResult):
-                raise _NotFusable()
-            env[_key(b.var)] = res.tensor
-    except _NotFusable:
-        return False
-    out = env[_key(bindings[-1].var)]
-    names = [str(b.value.op.name).split(".")[-1] for b in bindings]
-    name = "fused_" + "_".join(names[:4])
-    func = te.create_prim_func(placeholders + [out])
-    gvar = bb.add_func(func.with_attr("global_symbol", name), name)
-    bb.update_func(gvar, func.with_attr("global_symbol", str(gvar.name_hint)))
-    from ...arith import Analyzer
-    ana = Analyzer()
-    sinfo = _expr.TensorStructInfo([ana.simplify(d) for d in out.shape], str(out.dtype))
-    from ..op import call_tir
-    emit_binding(bb, rw, bindings[-1], call_tir(gvar, ext_args, sinfo), dataflow)
-    return True
+    params, outside, pmap = [], [], {}
+    for b in bindings:
+        for a in _call_args(b.value):
+            k = _key(a)
+            if k in inside or k in pmap:
+                continue
+            pmap[k] = _expr.Var("p%d" % len(params), a.struct_info)
+            params.append(pmap[k])
+            outside.append(rw.expr(a))
+    fb = BlockBuilder()
+    vmap = {}
+    with fb.function("fused", params):
+        with fb.dataflow():
+            for n, b in enumerate(bindings):
+                args = [vmap[_key(a)] if _key(a) in vmap else pmap[_key(a)] for a in _call_args(b.value)]
+                value = _expr.Call(b.value.op, [b.value.args[0], _expr.Tuple(args)], dict(b.value.attrs),
+                                   list(b.value.sinfo_args))
+                emit = fb.emit_output if n == len(bindings) - 1 else fb.emit
+                vmap[_key(b.var)] = emit(value, str(b.var.name_hint))
+        body = fb.emit_func_output(vmap[_key(bindings[-1].var)]).body
+    return _expr.Function(params, body, None, True, {"Primitive": 1}), outside
 
 
-def _fuse_function(bb, name, func):
-    counts = _use_counts(func)
+def _fuse_function(bb, name, func, mod_funcs):
+    counts = use_counts(func)
 
     def emit_block(bb, rw, block, dataflow):
-        groups = _groups(block, counts) if dataflow else [[i] for i in range(len(block.bindings))]
-        # A group is emitted at its last member (its inputs are all defined by then).
+        groups = _groups(mod_funcs, block, counts) if dataflow else [[i] for i in range(len(block.bindings))]
         last_of = {g[-1]: g for g in groups}
         in_group = {i for g in groups if len(g) > 1 for i in g}
-        for i in range(len(block.bindings)):
-            if i in last_of and len(last_of[i]) > 1 and _emit_group(bb, rw, block, last_of[i], dataflow):
-                continue
-            if i in in_group and i not in last_of:
-                continue  # emitted with its group (or below, if the group fell back)
-            for j in last_of.get(i, [i]):
-                b = block.bindings[j]
-                emit_binding(bb, rw, b, rw.legalize(b.value), dataflow)
+        for i, b in enumerate(block.bindings):
+            group = last_of.get(i)
+            if group is not None and len(group) > 1:
+                bindings = [block.bindings[j] for j in group]
+                prim, outside = _primitive_function(bindings, rw)
+                callees = [str(x.value.args[0].name_hint) for x in bindings]
+                gvar = bb.add_func(prim, "fused_" + "_".join(callees[:4]))
+                emit_binding(bb, rw, b, _expr.Call(gvar, outside, None, [b.var.struct_info]), dataflow)
+            elif i not in in_group:
+                emit_binding(bb, rw, b, rw.expr(b.value), dataflow)
 
     legalize_function(bb, name, func, emit_block)
 
 
-def FuseAndLegalizeOps():  # noqa: N802 (TVM's naming of passes)
-    from ...ir.transform import ModulePass, PassInfo
+def FuseOps(fuse_opt_level=-1):  # noqa: N802 (TVM's name)
+    """The pass (TVM's signature; fuse_opt_level 0 disables fusion)."""
+    from ...ir.transform import ModulePass, PassContext, PassInfo
 
     def run(mod, ctx):
+        level = fuse_opt_level if fuse_opt_level >= 0 else PassContext.current().opt_level
+        if level == 0:
+            return mod
+        mod_funcs = {str(k): f for k, f in mod.functions.items()}
         bb = BlockBuilder(IRModule({k: f for k, f in mod.functions.items()
-                                    if not isinstance(f, _expr.Function)}))
+                                    if not isinstance(f, _expr.Function) or "Primitive" in f.attrs}))
         for name, func in mod.functions.items():
-            if isinstance(func, _expr.Function):
-                _fuse_function(bb, str(name), func)
+            if isinstance(func, _expr.Function) and "Primitive" not in func.attrs:
+                _fuse_function(bb, str(name), func, mod_funcs)
         return bb.get()
-    return ModulePass(run, PassInfo(0, "relax.FuseAndLegalizeOps"))
+    return ModulePass(run, PassInfo(0, "relax.FuseOps"))

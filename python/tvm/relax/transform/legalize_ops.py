@@ -205,7 +205,8 @@ def _emit_each(bb, rw, block, dataflow):
 
 def legalize_function(bb, name, func, emit_block=_emit_each):
     """Rebuilds `func` in `bb` block by block; `emit_block(bb, rw, block, dataflow)` emits
-    each block's bindings (one legalized call each by default; FuseAndLegalizeOps groups)."""
+    each block's bindings (one legalized call each by default; FuseOps and FuseTIR
+    group and rewrite)."""
     rw = _Rewriter(bb)
     with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
         body = func.body

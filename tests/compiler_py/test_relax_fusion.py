@@ -1,0 +1,206 @@
+"""Fusion the way TVM users run it: LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR as
+separate passes in a tvm.transform.Sequential. Op patterns read from PrimFuncs, groups made
+into primitive functions and then into one PrimFunc each, and on generated graphs: the fused
+build computes what the unfused one does, with fewer kernels."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tvm
+from tvm import relax, te, tir
+from tvm.ir import _api
+from tvm.relax import op as R
+from tvm.relax.transform import AnnotateTIROpPattern, FuseOps, FuseTIR, LegalizeOps
+
+FUSION = [LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
+
+
+def prim_funcs(mod):
+    return {str(k): f for k, f in mod.functions.items() if not isinstance(f, relax.Function)}
+
+
+def relax_funcs(mod):
+    return {str(k): f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
+
+
+def pattern_of(fn, *shapes):
+    ts = [te.placeholder(s, "float32", "a%d" % i) for i, s in enumerate(shapes)]
+    out = fn(*ts)
+    return int(_api("relax.analysis.PrimFuncOpPattern")(te.create_prim_func(ts + [out])))
+
+
+def test_op_patterns_read_from_prim_funcs():
+    k = te.reduce_axis((0, 8), "k")
+    assert pattern_of(lambda a: te.compute((4, 8), lambda i, j: tir.exp(a[i, j])), (4, 8)) == 0
+    assert pattern_of(lambda a, b: te.compute((4, 8), lambda i, j: a[i, j] + b[j]), (4, 8), (8,)) == 1
+    assert pattern_of(lambda a, b: te.compute((4, 8), lambda i, j: a[i, j] * b[0, j]), (4, 8), (1, 8)) == 1
+    assert pattern_of(lambda a: te.compute((8, 4), lambda i, j: a[j, i]), (4, 8)) == 2
+    assert pattern_of(lambda a: te.compute((32,), lambda i: a[i // 8, i % 8]), (4, 8)) == 2
+    assert pattern_of(lambda a: te.compute((4,), lambda i: te.sum(a[i, k], axis=k)), (4, 8)) == 3
+    assert pattern_of(lambda a, b: te.compute((4, 4), lambda i, j: te.sum(a[i, k] * b[j, k], axis=k)),
+                      (4, 8), (4, 8)) == 4
+    x = relax.Var("x", relax.TensorStructInfo([4, 8], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(R.nn.softmax(x))
+        bb.emit_func_output(gv)
+    mod = AnnotateTIROpPattern()(LegalizeOps()(bb.get()))
+    (softmax,) = prim_funcs(mod).values()
+    assert int(softmax.attrs["op_pattern"]) == 8  # several reductions: fusion leaves it alone
+
+
+def mlp_module(w1, b1, w2):
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([n, w1.shape[0]], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            h = bb.emit(R.nn.relu(R.add(R.matmul(x, relax.const(w1)), relax.const(b1))))
+            gv = bb.emit_output(R.multiply(R.matmul(h, relax.const(w2)), relax.const(np.float32(2.0))))
+        bb.emit_func_output(gv)
+    return bb.get()
+
+
+def test_tvm_style_fusion_sequence():
+    rng = np.random.default_rng(0)
+    w1, b1, w2 = (rng.standard_normal(s).astype("float32") for s in ((16, 8), (8,), (8, 4)))
+    mod = mlp_module(w1, b1, w2)
+    fused_groups = tvm.transform.Sequential(FUSION[:3])(mod)
+    prims = [f for f in relax_funcs(fused_groups).values() if "Primitive" in f.attrs]
+    assert len(prims) == 2  # matmul+add+relu, matmul+multiply
+    fused = tvm.transform.Sequential(FUSION)(mod)
+    assert sorted(prim_funcs(fused)) == ["fused_matmul1_multiply", "fused_matmul_add_relu"]
+    assert list(relax_funcs(fused)) == ["main"]  # the primitive functions are gone
+    for batch in (1, 5):
+        x = rng.standard_normal((batch, 16)).astype("float32")
+        vm = relax.VirtualMachine(relax.build(fused, "llvm", pipeline=None), tvm.cpu())
+        got = vm["main"](tvm.runtime.tensor(x)).numpy()
+        np.testing.assert_allclose(got, (np.maximum(x @ w1 + b1, 0) @ w2) * 2, rtol=1e-5, atol=1e-5)
+
+
+def test_fuse_opt_level_zero_fuses_nothing():
+    mod = LegalizeOps()(mlp_module(*(np.ones(s, "float32") for s in ((16, 8), (8,), (8, 4)))))
+    mod = AnnotateTIROpPattern()(mod)
+    assert tvm.ir.structural_equal(FuseOps(fuse_opt_level=0)(mod), mod)
+    with tvm.transform.PassContext(opt_level=0):
+        assert tvm.ir.structural_equal(FuseOps()(mod), mod)
+
+
+def test_one_prim_func_called_twice_in_a_group():
+    """The same PrimFunc twice in one group: its loops are copied with fresh variables, so the
+    fused function can still be scheduled (schedules name loops by their variable)."""
+    a = te.placeholder((6, 10), "float32", "a")
+    f = te.create_prim_func([a, te.compute((6, 10), lambda i, j: a[i, j] * 0.5 + 1.0, name="affine")])
+    x = relax.Var("x", relax.TensorStructInfo([6, 10], "float32"))
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(f.with_attr("global_symbol", "affine"), "affine")
+    sinfo = relax.TensorStructInfo([6, 10], "float32")
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(R.call_tir(gv, [x], sinfo))
+            y = bb.emit(R.call_tir(gv, [y], sinfo))
+            out = bb.emit_output(R.call_tir(gv, [y], sinfo))
+        bb.emit_func_output(out)
+    fused = tvm.transform.Sequential(FUSION[1:])(bb.get())
+    (name,) = prim_funcs(fused)
+    assert name == "fused_affine_affine_affine"
+    ex = relax.build(fused, "llvm")  # the default pipeline schedules the fused function
+    xn = np.random.default_rng(1).standard_normal((6, 10)).astype("float32")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(xn)).numpy()
+    ref = xn
+    for _ in range(3):
+        ref = ref * 0.5 + 1.0
+    np.testing.assert_allclose(got, ref, rtol=1e-6)
+
+
+def test_fuse_prim_funcs_rejects_bad_descriptions():
+    a = te.placeholder((4,), "float32", "a")
+    f = te.create_prim_func([a, te.compute((4,), lambda i: a[i] + 1.0, name="inc")])
+    fuse = _api("relax.transform.FusePrimFuncs")
+    shape = [tir.IntImm("int64", 4)]
+    with pytest.raises(IndexError, match="out of range"):
+        fuse([f], [[0, 7]], [shape, shape], ["float32", "float32"], 1, [1], "bad")
+    with pytest.raises(ValueError, match="takes 2 arguments"):
+        fuse([f], [[0]], [shape, shape], ["float32", "float32"], 1, [1], "bad")
+    with pytest.raises(ValueError, match="rank or dtype"):
+        fuse([f], [[0, 1]], [shape, shape], ["float32", "int32"], 1, [1], "bad")
+
+
+# ---- generated graphs: fused == unfused ----
+
+_UNARY = {"relu": (R.nn.relu, lambda v: np.maximum(v, 0)), "exp": (R.exp, np.exp),
+          "neg": (R.negative, np.negative), "sigmoid": (R.sigmoid, lambda v: 1 / (1 + np.exp(-v)))}
+
+
+@st.composite
+def graphs(draw):
+    """A chain over a [rows, cols] input: matmuls, row-broadcast adds, unary ops, sums, a
+    transpose pair, softmax; each step's numpy twin alongside."""
+    rows, cols = draw(st.integers(1, 6)), draw(st.integers(1, 12))
+    steps = draw(st.lists(st.sampled_from(["matmul", "bias", "unary", "mul_self", "transpose2",
+                                           "softmax", "sum_keep"]), min_size=1, max_size=8))
+    consts = draw(st.integers(0, 2**31 - 1))
+    unary = draw(st.lists(st.sampled_from(sorted(_UNARY)), min_size=len(steps), max_size=len(steps)))
+    return rows, cols, steps, unary, consts
+
+
+def build_graph(rows, cols, steps, unary, seed):
+    rng = np.random.default_rng(seed)
+    x = relax.Var("x", relax.TensorStructInfo([rows, cols], "float32"))
+    bb = relax.BlockBuilder()
+    ref = [lambda v: v]
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            h, c = x, cols
+            for step, u in zip(steps, unary):
+                f = ref[-1]
+                if step == "matmul":
+                    w = (rng.standard_normal((c, 5)) * 0.3).astype("float32")
+                    h, c = bb.emit(R.matmul(h, relax.const(w))), 5
+                    ref.append(lambda v, f=f, w=w: f(v) @ w)
+                elif step == "bias":
+                    b = rng.standard_normal(c).astype("float32")
+                    h = bb.emit(R.add(h, relax.const(b)))
+                    ref.append(lambda v, f=f, b=b: f(v) + b)
+                elif step == "unary":
+                    h = bb.emit(_UNARY[u][0](h))
+                    ref.append(lambda v, f=f, g=_UNARY[u][1]: g(f(v)))
+                elif step == "mul_self":
+                    h = bb.emit(R.multiply(h, h))
+                    ref.append(lambda v, f=f: f(v) * f(v))
+                elif step == "transpose2":
+                    h = bb.emit(R.permute_dims(R.permute_dims(h, [1, 0]), [1, 0]))
+                    ref.append(f)
+                elif step == "softmax":
+                    h = bb.emit(R.nn.softmax(h))
+                    ref.append(lambda v, f=f: np.exp(f(v) - f(v).max(-1, keepdims=True))
+                               / np.exp(f(v) - f(v).max(-1, keepdims=True)).sum(-1, keepdims=True))
+                else:
+                    h, c = bb.emit(R.sum(h, axis=[1], keepdims=True)), 1
+                    ref.append(lambda v, f=f: f(v).sum(1, keepdims=True))
+            gv = bb.emit_output(R.tanh(h))
+        bb.emit_func_output(gv)
+    return bb.get(), (lambda v: np.tanh(ref[-1](v)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(graphs())
+def test_fused_build_equals_unfused(g):
+    rows, cols, steps, unary, seed = g
+    mod, ref = build_graph(rows, cols, steps, unary, seed)
+    x = np.random.default_rng(seed).uniform(-1, 1, (rows, cols)).astype("float32")
+    outs = {}
+    for pipeline in ("zero", "default"):
+        vm = relax.VirtualMachine(relax.build(mod, "llvm", pipeline=pipeline), tvm.cpu())
+        outs[pipeline] = vm["main"](tvm.runtime.tensor(x)).numpy()
+    np.testing.assert_allclose(outs["default"], outs["zero"], rtol=1e-4, atol=1e-5)
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(outs["default"], ref(x.astype("float64")), rtol=1e-3, atol=1e-4)
+    unfused = prim_funcs(LegalizeOps()(mod))
+    fused = prim_funcs(tvm.transform.Sequential(FUSION)(mod))
+    assert len(fused) <= len(unfused)
+    # each fused kernel is one call: no primitive Relax function survives FuseTIR
+    assert list(relax_funcs(tvm.transform.Sequential(FUSION)(mod))) == ["main"]
