@@ -2,23 +2,32 @@
 
   "zero"     LegalizeOps: every operator becomes a call_tir of its TE definition; the kernels
              keep their plain loop nests.
-  "default"  LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR (chains of elementwise/
-             broadcast kernels after a matmul, conv, reduction or each other become one
-             kernel), then DefaultSchedule: each PrimFunc gets a schedule that needs no tuning
-             (elementwise stages inlined, register-tiled matmul with its epilogue in the
-             write-back, parallel outer loops).
+  "default"  first the graph simplifications, then LegalizeOps, AnnotateTIROpPattern, FuseOps,
+             FuseTIR (chains of elementwise/broadcast kernels after a matmul, conv, reduction
+             or each other become one kernel) and DefaultSchedule (each PrimFunc gets a
+             schedule that needs no tuning: elementwise stages inlined, register-tiled matmul
+             with its epilogue in the write-back, parallel outer loops). The simplifications,
+             in this order: CanonicalizeBindings (aliases out of the way of the pattern
+             matches below), FoldBatchnormToConv2D (inference BN into the conv weight + a bias
+             add), FoldConstant (weight-only work such as transposes and the folded BN's
+             results, computed once at build), EliminateCommonSubexpr, DeadCodeElimination
+             (the bindings the folds left unused, functions nothing calls).
 
-Constant folding and memory planning are not in the pipelines yet (docs/relax.md).
+Memory planning and shape lowering happen in relax.build's lowering (vm_build.py).
 """
 
 from ..ir.transform import Sequential
-from .transform import AnnotateTIROpPattern, DefaultSchedule, FuseOps, FuseTIR, LegalizeOps
+from .transform import (AnnotateTIROpPattern, CanonicalizeBindings, DeadCodeElimination,
+                        DefaultSchedule, EliminateCommonSubexpr, FoldBatchnormToConv2D, FoldConstant,
+                        FuseOps, FuseTIR, LegalizeOps)
 
 
 def get_pipeline(name="default"):
     if name == "zero":
         return Sequential([LegalizeOps()], name="relax.zero")
     if name == "default":
-        return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultSchedule()],
+        return Sequential([CanonicalizeBindings(), FoldBatchnormToConv2D(), FoldConstant(),
+                           EliminateCommonSubexpr(), DeadCodeElimination(), LegalizeOps(),
+                           AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultSchedule()],
                           name="relax.default")
     raise ValueError("unknown relax pipeline %r (zero, default)" % (name,))

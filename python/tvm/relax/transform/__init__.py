@@ -1,11 +1,17 @@
 """tvm.relax.transform: Relax passes (tvm.transform passes over IRModules)."""
 
 from .annotate_op_pattern import AnnotateTIROpPattern
+from .canonicalize_bindings import CanonicalizeBindings
+from .dead_code_elimination import DeadCodeElimination
 from .default_schedule import DefaultSchedule
+from .eliminate_common_subexpr import EliminateCommonSubexpr
+from .fold_batchnorm_to_conv2d import FoldBatchnormToConv2D
+from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
 from .legalize_ops import LEGALIZE, LegalizeOps, register_legalize
 from . import legalize_nn  # noqa: F401 (registers the nn/indexing/creation legalizations)
 
-__all__ = ["AnnotateTIROpPattern", "DefaultSchedule", "FuseOps", "FuseTIR", "LEGALIZE", "LegalizeOps",
-           "register_legalize"]
+__all__ = ["AnnotateTIROpPattern", "CanonicalizeBindings", "DeadCodeElimination", "DefaultSchedule",
+           "EliminateCommonSubexpr", "FoldBatchnormToConv2D", "FoldConstant", "FuseOps", "FuseTIR",
+           "LEGALIZE", "LegalizeOps", "register_legalize"]

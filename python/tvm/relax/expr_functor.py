@@ -1,0 +1,223 @@
+"""Walks over Relax expressions, shared by the passes (TVM's relax.expr_functor, in plain
+Python over our node classes).
+
+ExprVisitor visits every expression, binding and block of a function (override the
+`visit_*_` methods; call the base to keep recursing). ExprMutator rebuilds a function binding
+by binding through a BlockBuilder (`self.builder_`), so every rewritten value is normalized
+(struct info from the operators' C++ rules, nested calls bound first) and each variable keeps
+its kind: a DataflowVar stays one, a dataflow output stays visible after its block, a
+MatchCast stays a MatchCast with its struct info. Uses of a rewritten variable are replaced
+through `var_remap_` (handle -> new expression), which a pass may also fill itself (a binding
+dropped in favour of another expression).
+"""
+
+from .block_builder import BlockBuilder
+from . import expr as _expr
+
+_DISPATCH = (  # most derived first: DataflowVar is a Var
+    (_expr.DataflowVar, "visit_dataflow_var_"), (_expr.Var, "visit_var_"),
+    (_expr.Constant, "visit_constant_"), (_expr.Tuple, "visit_tuple_"),
+    (_expr.TupleGetItem, "visit_tuple_getitem_"), (_expr.Call, "visit_call_"),
+    (_expr.ShapeExpr, "visit_shape_expr_"), (_expr.SeqExpr, "visit_seq_expr_"),
+    (_expr.Function, "visit_function_"), (_expr.GlobalVar, "visit_global_var_"),
+    (_expr.Op, "visit_op_"), (_expr.PrimValue, "visit_prim_value_"),
+    (_expr.StringImm, "visit_string_imm_"), (_expr.DataTypeImm, "visit_data_type_imm_"),
+    (_expr.ExternFunc, "visit_extern_func_"),
+)
+
+
+def _method(e):
+    for cls, name in _DISPATCH:
+        if isinstance(e, cls):
+            return name
+    raise TypeError("not a relax expression: %r" % type(e).__name__)
+
+
+def key(obj):
+    """Identity of an IR node (Python wrappers differ between reads of the same field)."""
+    return obj._h
+
+
+class ExprVisitor:
+    """Visits an expression tree; the default of each visit_*_ recurses into children."""
+
+    def visit_expr(self, e):
+        return getattr(self, _method(e))(e)
+
+    def _leaf(self, e):
+        return None
+
+    visit_var_ = visit_dataflow_var_ = visit_constant_ = visit_shape_expr_ = _leaf
+    visit_global_var_ = visit_op_ = visit_prim_value_ = visit_string_imm_ = _leaf
+    visit_data_type_imm_ = visit_extern_func_ = _leaf
+
+    def visit_tuple_(self, e):
+        for f in e.fields:
+            self.visit_expr(f)
+
+    def visit_tuple_getitem_(self, e):
+        self.visit_expr(e.tuple_value)
+
+    def visit_call_(self, e):
+        self.visit_expr(e.op)
+        for a in e.args:
+            self.visit_expr(a)
+
+    def visit_seq_expr_(self, e):
+        for block in e.blocks:
+            self.visit_binding_block(block)
+        self.visit_expr(e.body)
+
+    def visit_function_(self, e):
+        for p in e.params:
+            self.visit_var_def(p)
+        self.visit_expr(e.body)
+
+    def visit_binding_block(self, block):
+        for b in block.bindings:
+            self.visit_binding(b)
+
+    def visit_binding(self, b):
+        if isinstance(b, _expr.MatchCast):
+            self.visit_match_cast_(b)
+        else:
+            self.visit_var_binding_(b)
+
+    def visit_var_binding_(self, b):
+        self.visit_expr(b.value)
+        self.visit_var_def(b.var)
+
+    def visit_match_cast_(self, b):
+        self.visit_expr(b.value)
+        self.visit_var_def(b.var)
+
+    def visit_var_def(self, v):
+        return None
+
+
+class ExprMutator:
+    """Rebuilds Relax functions through `self.builder_` (a BlockBuilder over `mod`)."""
+
+    def __init__(self, mod=None):
+        self.builder_ = BlockBuilder(mod)
+        self.var_remap_ = {}       # old var handle -> replacement expression
+        self._bound = {}           # new var handle -> its (new) bound value
+
+    # ---------------------------------------------------------------- expressions
+
+    def visit_expr(self, e):
+        return getattr(self, _method(e))(e)
+
+    def _same(self, e):
+        return e
+
+    visit_constant_ = visit_shape_expr_ = visit_global_var_ = visit_op_ = _same
+    visit_prim_value_ = visit_string_imm_ = visit_data_type_imm_ = visit_extern_func_ = _same
+
+    def visit_var_(self, v):
+        return self.var_remap_.get(key(v), v)
+
+    visit_dataflow_var_ = visit_var_
+
+    def visit_tuple_(self, e):
+        fields = [self.visit_expr(f) for f in e.fields]
+        if all(a.same_as(b) for a, b in zip(fields, e.fields)):
+            return e
+        return _expr.Tuple(fields)
+
+    def visit_tuple_getitem_(self, e):
+        t = self.visit_expr(e.tuple_value)
+        return e if t.same_as(e.tuple_value) else _expr.TupleGetItem(t, e.index)
+
+    def visit_call_(self, e):
+        args = [self.visit_expr(a) for a in e.args]
+        if all(a.same_as(b) for a, b in zip(args, e.args)):
+            return e
+        return _expr.Call(e.op, args, dict(e.attrs), list(e.sinfo_args))
+
+    def visit_seq_expr_(self, e):
+        raise NotImplementedError("ExprMutator: nested SeqExpr/Function values are not supported "
+                                  "(rewrite whole functions with visit_function)")
+
+    visit_function_ = visit_seq_expr_
+
+    # ---------------------------------------------------------------- bindings
+
+    def visit_binding_block(self, block):
+        if isinstance(block, _expr.DataflowBlock):
+            with self.builder_.dataflow():
+                self.visit_dataflow_block_(block)
+        else:
+            self.visit_binding_block_(block)
+
+    def visit_binding_block_(self, block):
+        for b in block.bindings:
+            self.visit_binding(b)
+
+    visit_dataflow_block_ = visit_binding_block_
+
+    def visit_binding(self, b):
+        if isinstance(b, _expr.MatchCast):
+            self.visit_match_cast_(b)
+        else:
+            self.visit_var_binding_(b)
+
+    def visit_var_binding_(self, b):
+        self.emit_binding(b, self.visit_expr(b.value))
+
+    def visit_match_cast_(self, b):
+        self.emit_binding(b, self.visit_expr(b.value))
+
+    def emit_binding(self, b, value):
+        """Binds `value` as binding `b` did (same kind of variable, same name); returns the
+        new variable, which replaces b.var in later uses."""
+        bb = self.builder_
+        name = str(b.var.name_hint)
+        if isinstance(b, _expr.MatchCast):
+            new = bb.match_cast(value, b.struct_info, name)
+        elif bb._scope.dataflow and not isinstance(b.var, _expr.DataflowVar):
+            new = bb.emit_output(value, name)
+        else:
+            new = bb.emit(value, name)
+        self._bound[key(new)] = bb._scope.bindings[-1].value
+        self.var_remap_[key(b.var)] = new
+        return new
+
+    def lookup_binding(self, var):
+        """The value bound to (new) variable `var` in the function being built, or None."""
+        return self._bound.get(key(var))
+
+    # ---------------------------------------------------------------- functions
+
+    def visit_function(self, name, func):
+        """Rebuilds Relax function `func` as module function `name`; returns it. Attributes,
+        purity and the declared return struct info are kept as they were."""
+        bb = self.builder_
+        body = func.body
+        with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
+            for block in (body.blocks if isinstance(body, _expr.SeqExpr) else []):
+                self.visit_binding_block(block)
+            out = self.visit_expr(body.body if isinstance(body, _expr.SeqExpr) else body)
+            built = bb.emit_func_output(out)
+        new = _expr.Function(list(built.params), built.body, func.ret_struct_info,
+                             bool(func.is_pure), dict(func.attrs))
+        bb.update_func(_expr.GlobalVar(name), new)
+        return new
+
+    def transform_module(self):
+        """Every Relax function of the builder's module rewritten; the new IRModule."""
+        for name, func in list(self.builder_.get().functions.items()):
+            if isinstance(func, _expr.Function):
+                self.var_remap_ = {}
+                self._bound = {}
+                self.visit_function(str(name), func)
+        return self.builder_.get()
+
+
+def module_pass(mutator_factory, name):
+    """A tvm.transform ModulePass applying `mutator_factory(mod).transform_module()`."""
+    from ..ir.transform import ModulePass, PassInfo
+
+    def run(mod, ctx):
+        return mutator_factory(mod).transform_module()
+    return ModulePass(run, PassInfo(0, name))
