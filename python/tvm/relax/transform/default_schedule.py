@@ -37,7 +37,7 @@ def _tile_rule(sch, block, rows=4, cols=16):
     # did not compute.
     ext_i = _static_extent(sch, i)
     ext_o = _static_extent(sch, outer[-1]) if outer else None
-    if ext_i is not None and ext_o is not None and ext_i < rows and rows % ext_i == 0 \
+    if ext_i and ext_o and ext_i < rows and rows % ext_i == 0 \
             and (ext_o * ext_i) % rows == 0:
         i = sch.fuse(outer.pop(), i)
     acc = sch.cache_write(block, 0, "local")
