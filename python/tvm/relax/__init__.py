@@ -14,7 +14,7 @@ from .expr import (Binding, BindingBlock, Call, Constant, DataflowBlock, Dataflo
                    ObjectStructInfo, Op, PrimStructInfo, PrimValue, SeqExpr, ShapeExpr,
                    ShapeStructInfo, StringImm, StructInfo, TensorStructInfo, Tuple, TupleGetItem,
                    TupleStructInfo, Var, VarBinding, const, get_shape_of)
-from .pipeline import get_pipeline  # noqa: E402
+from .pipeline import get_default_pipeline, get_pipeline  # noqa: E402
 from .vm_build import VirtualMachine, VMExecutable, build  # noqa: E402
 
 __all__ = ["Binding", "BindingBlock", "BlockBuilder", "Call", "Constant", "DataTypeImm",
@@ -22,5 +22,5 @@ __all__ = ["Binding", "BindingBlock", "BlockBuilder", "Call", "Constant", "DataT
            "GlobalVar", "MatchCast", "ObjectStructInfo", "Op", "PrimStructInfo", "PrimValue",
            "SeqExpr", "ShapeExpr", "ShapeStructInfo", "StringImm", "StructInfo",
            "TensorStructInfo", "Tuple", "TupleGetItem", "TupleStructInfo", "VMExecutable", "Var",
-           "VarBinding", "VirtualMachine", "build", "const", "get_pipeline", "get_shape_of", "op",
+           "VarBinding", "VirtualMachine", "build", "const", "get_default_pipeline", "get_pipeline", "get_shape_of", "op",
            "transform"]

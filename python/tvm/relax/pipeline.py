@@ -31,3 +31,27 @@ def get_pipeline(name="default"):
                            AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultSchedule()],
                           name="relax.default")
     raise ValueError("unknown relax pipeline %r (zero, default)" % (name,))
+
+
+def get_default_pipeline(target):
+    """The pipeline relax.build runs for `target` (TVM's relax.get_default_pipeline): "llvm"
+    gets get_pipeline("default"); GPU targets (cuda, nvptx) get the same simplifications and
+    fusion, then dlight's GPU schedules instead of the CPU DefaultSchedule (every kernel's
+    loops bound to blockIdx/threadIdx), under the target."""
+    from ..target import Target
+
+    target = Target(target)
+    if not target.is_device:
+        return get_pipeline("default")
+    from .. import dlight as dl
+    from ..ir.transform import ModulePass, PassInfo
+
+    passes = [CanonicalizeBindings(), FoldBatchnormToConv2D(), FoldConstant(),
+              EliminateCommonSubexpr(), DeadCodeElimination(), LegalizeOps(),
+              AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
+    schedule = dl.ApplyDefaultSchedule(dl.gpu.Fallback())
+
+    def run(mod, ctx):
+        with target:
+            return schedule(Sequential(passes)(mod))
+    return ModulePass(run, PassInfo(0, "relax.default_%s" % target.kind_name))

@@ -342,21 +342,28 @@ class VirtualMachine(_rvm.VirtualMachine):
 
 
 def build(mod, target=None, pipeline="default", memory_plan=True):
-    """Compiles a Relax IRModule: the pipeline (relax.get_pipeline(name)), then kernels and
-    bytecode. Returns a VMExecutable. memory_plan=False gives every call_tir output its own
+    """Compiles a Relax IRModule: the pipeline ("default": relax.get_default_pipeline(target),
+    which schedules kernels for the target's kind; another name: relax.get_pipeline(name); or
+    a pass), then kernels and bytecode. For a GPU target ("cuda -arch=sm_80") the kernels are
+    in a CUDA module imported by the host library and the VM runs on tvm.cuda(). Returns a VMExecutable. memory_plan=False gives every call_tir output its own
     allocation (no storage sharing; for comparison and debugging)."""
-    from .pipeline import get_pipeline
+    from .pipeline import get_default_pipeline, get_pipeline
     from ..target import Target
 
     if not isinstance(mod, IRModule):
         raise TypeError("relax.build expects an IRModule, got %r" % type(mod).__name__)
     target = Target(target or "llvm")
-    if target.is_device:
-        raise NotImplementedError("relax.build: GPU targets are not supported yet (llvm only)")
+    if pipeline == "default":
+        pipeline = get_default_pipeline(target)   # by target kind: GPU targets get dlight
     if pipeline is not None:
         mod = get_pipeline(pipeline)(mod) if isinstance(pipeline, str) else pipeline(mod)
     bytecode, shape_funcs, stats = vm_codegen(mod, memory_plan)
     prims = {k: f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
+    if target.is_device:
+        # Shape functions compute dimensions from the VM's shape heap, a host tensor: they
+        # are host code (their target is the host, so SplitHostDevice leaves them alone).
+        host = Target(target.host or "llvm")
+        shape_funcs = {k: f.with_attr("target", host) for k, f in shape_funcs.items()}
     prims.update(shape_funcs)
     kernels = _tvm_compile(IRModule(prims), target) if prims else None
     return VMExecutable(bytecode, kernels, stats)

@@ -218,7 +218,11 @@ PrimFunc SetKind(const PrimFunc& f, const Var& loop, int64_t kind, const std::st
   const char* prim = names[kind >= 0 && kind <= 4 ? kind : 0];
   StmtPath p = FindLoop(f, loop, prim);
   const ForNode* n = AsLoop(p);
-  if (kind == 1 || kind == 2 || kind == 4) CheckSpatial(n, prim);
+  // Binding a one-iteration loop runs everything under it in a single thread/block, so it
+  // may carry a reduction (how a GPU schedule launches a reduction to a scalar).
+  auto ext = AsConstInt(n->extent);
+  bool unit_bind = kind == 4 && ext && *ext == 1;
+  if ((kind == 1 || kind == 2 || kind == 4) && !unit_bind) CheckSpatial(n, prim);
   if (kind == 2 && !AsConstInt(n->extent)) {
     TVM_SCHEDULE_ERROR(prim) << "loop " << LoopName(loop) << " has a non-constant extent";
   }
