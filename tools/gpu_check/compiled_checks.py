@@ -1,7 +1,8 @@
 """Device checks of kernels tvm.compile made for `cuda -arch=sm_90` (prepared by
 prepare_compiled.py into compiled/): each exported .so is loaded by the runtime alone, run on
 the GPU and compared with numpy; figures: launch overhead of a 1-element kernel, compiled fp32
-matmul GFLOP/s against cuBLAS (torch.matmul) in the same run."""
+matmul GFLOP/s against cuBLAS (torch.matmul) in the same run; Relax models (MLP, CNN) run by
+the VM on the GPU against numpy."""
 
 import json
 import os
@@ -116,4 +117,30 @@ def check_matmul_gflops_vs_cublas(ctx):
     return out
 
 
-CHECKS = [check_compiled_kernels_match_numpy, check_launch_overhead, check_matmul_gflops_vs_cublas]
+def check_relax_models(ctx):
+    """Each Relax model's exported .so in the runtime-only process: the VM on tvm.cuda(0)
+    (weights uploaded as constants, every kernel a dlight GPU schedule) against numpy, for
+    each batch size prepare_compiled.py saved (one executable: the batch is symbolic)."""
+    import tvm
+    import tvm_ffi
+    from tvm.runtime.vm import VirtualMachine
+
+    with open(os.path.join(DIR, "relax.json")) as f:
+        spec = json.load(f)
+    detail = {}
+    for name in spec["models"]:
+        vm = VirtualMachine(tvm_ffi.load_module(os.path.join(DIR, "relax_%s.so" % name)),
+                            tvm.cuda(0))
+        data = np.load(os.path.join(DIR, "relax_%s.npz" % name))
+        for i, batch in enumerate(spec["batches"]):
+            x, want = data["x%d" % i], data["y%d" % i]
+            got = vm["main"](tvm.runtime.tensor(x, tvm.cuda(0))).numpy()
+            err = float(np.max(np.abs(got - want)))
+            detail["%s_batch%d_max_abs_err" % (name, batch)] = err
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5,
+                                       err_msg="%s batch %d" % (name, batch))
+    return detail
+
+
+CHECKS = [check_compiled_kernels_match_numpy, check_relax_models, check_launch_overhead,
+          check_matmul_gflops_vs_cublas]

@@ -33,8 +33,8 @@ def _str(b):
 
 def pack(imports, root=None):
     """The blob for a library importing `imports` (tvm_ffi Modules, binary-serializable, with
-    their own imports). With `root` (a module), module 0 is `root`, importing the library and
-    then `imports`: load_module returns it (how a VM executable carries its kernels)."""
+    their own imports). With `root` (a module), module 0 is `root`, importing the library
+    (which imports `imports`) and root's own imports: load_module returns it (how a VM executable carries its kernels)."""
     nodes, children = [], []
 
     def add(mod):
@@ -59,7 +59,11 @@ def pack(imports, root=None):
         nodes.append(root)
         children.append(None)
         lib = add(LIB)
-        children[0] = [lib] + [add(m) for m in list(root.imports) + list(imports)]
+        # The library's imports stay under the library: its host code finds its kernels
+        # (a CUDA module) through TVMFFIEnvModLookupFromImports, which searches the
+        # library's own imports.
+        children[lib] = [add(m) for m in imports]
+        children[0] = [lib] + [add(m) for m in root.imports]
     indptr, flat = [0], []
     for c in children:
         flat.extend(c)
