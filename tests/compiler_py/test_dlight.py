@@ -86,3 +86,39 @@ def test_fallback_schedule_matches_numpy(m, n, seed):
     e = np.exp(a - a.max(axis=1, keepdims=True))
     np.testing.assert_allclose(_cpu(_schedule(_row_softmax_like(m, n)), [a], (m, n)),
                                e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def _matmul_relu(m, n, k, batch):
+    shape = (lambda *s: (batch,) + s) if batch else (lambda *s: s)
+    A = te.placeholder(shape(m, k), name="A")
+    B = te.placeholder((k, n), name="B")
+    r = te.reduce_axis((0, k), "r")
+    if batch:
+        C = te.compute(shape(m, n), lambda b, i, j: te.sum(A[b, i, r] * B[r, j], axis=r), name="C")
+    else:
+        C = te.compute((m, n), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")
+    D = te.compute(C.shape, lambda *ix: tir.max(C[ix], tir.const(0.0, "float32")), name="D")
+    return te.create_prim_func([A, B, D])
+
+
+def test_matmul_rule_tiles_in_shared_memory_and_takes_the_epilogue():
+    sch = dl.gpu.Matmul().apply(_matmul_relu(70, 33, 40, None), CUDA, False)
+    blocks = [str(b) for b in sch.get_child_blocks(sch.get_block("root"))]
+    assert "D" not in blocks            # relu joined the register tile's write-back
+    exe = tvm.compile(sch.mod, target=CUDA)
+    ptx = exe.inspect_source("ptx")
+    assert ".shared" in ptx and "bar.sync" in ptx
+    assert exe.device.function_infos[0][2] == ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"]
+    assert dl.gpu.Matmul().apply(_total_sum(8), CUDA, False) is None      # not a matmul
+
+
+@settings(max_examples=8, deadline=None)
+@given(m=st.integers(1, 130), n=st.integers(1, 80), k=st.integers(1, 50),
+       batch=st.sampled_from([None, 1, 3]), seed=st.integers(0, 99))
+def test_matmul_rule_matches_numpy(m, n, k, batch, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(((batch,) if batch else ()) + (m, k)).astype("float32")
+    b = rng.standard_normal((k, n)).astype("float32")
+    mod = dl.gpu.Matmul().apply(_matmul_relu(m, n, k, batch), CUDA, False).mod
+    np.testing.assert_allclose(_cpu(mod, [a, b], a.shape[:-1] + (n,)), np.maximum(a @ b, 0),
+                               rtol=1e-4, atol=1e-4)

@@ -151,7 +151,8 @@ def test_vm_runs_main_on_cuda_through_the_fake_driver(built, batch):
 
 
 def test_each_kernel_launch_has_the_schedules_grid(built):
-    """The fused matmul + bias + relu kernel called alone: threads over n x 32 outputs."""
+    """Kernels called alone: the fused matmul + bias + relu is dlight.gpu.Matmul's 64 x 64
+    output tile per block of 16 x 16 threads; the CNN's conv kernels are Fallback's."""
     ex = built["mlp"][3]["sm_90"]
     f = ex.kernels["fused_matmul_add_relu"]
     fake = FakeDriver()
@@ -160,11 +161,12 @@ def test_each_kernel_launch_has_the_schedules_grid(built):
         f(*args)
         launch = fake.last_launch()
         assert launch.name == b"fused_matmul_add_relu_kernel"
-        assert (list(launch.grid), list(launch.block)) == ([_ceil(32 * n, 256), 1, 1], [256, 1, 1])
-    # the conv kernel of the CNN: a static extent below 256 threads gives a block that size
-    cnn_ex = built["cnn"][3]["sm_90"]
-    infos = {n: tags for n, _, tags in cnn_ex.kernels.device.function_infos}
-    assert all(tags == ["blockIdx.x", "threadIdx.x"] for tags in infos.values())
+        assert (list(launch.grid), list(launch.block)) == ([1, _ceil(n, 64), 1], [16, 16, 1])
+        assert launch.shared_mem_bytes == 0       # static shared memory: in the image
+    infos = {n: tags for n, _, tags in built["cnn"][3]["sm_90"].kernels.device.function_infos}
+    assert infos["matmul_kernel"] == ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"]
+    assert infos["fused_conv2d_add_relu_kernel"] == ["blockIdx.x", "threadIdx.x"]
+    assert ".shared" in built["cnn"][3]["sm_90"].kernels.inspect_source("ptx")
 
 
 def test_constants_are_uploaded_to_the_device_when_the_vm_is_made(built):

@@ -36,8 +36,8 @@ def get_pipeline(name="default"):
 def get_default_pipeline(target):
     """The pipeline relax.build runs for `target` (TVM's relax.get_default_pipeline): "llvm"
     gets get_pipeline("default"); GPU targets (cuda, nvptx) get the same simplifications and
-    fusion, then dlight's GPU schedules instead of the CPU DefaultSchedule (every kernel's
-    loops bound to blockIdx/threadIdx), under the target."""
+    fusion, then dlight's GPU schedules (Matmul, then Fallback) instead of the CPU
+    DefaultSchedule (every kernel's loops bound to blockIdx/threadIdx), under the target."""
     from ..target import Target
 
     target = Target(target)
@@ -49,7 +49,7 @@ def get_default_pipeline(target):
     passes = [CanonicalizeBindings(), FoldBatchnormToConv2D(), FoldConstant(),
               EliminateCommonSubexpr(), DeadCodeElimination(), LegalizeOps(),
               AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
-    schedule = dl.ApplyDefaultSchedule(dl.gpu.Fallback())
+    schedule = dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Fallback())
 
     def run(mod, ctx):
         with target:
