@@ -354,7 +354,8 @@ def build(mod, target=None, pipeline="default", memory_plan=True):
     if target.is_device:
         raise NotImplementedError("relax.build: GPU targets are not supported yet (llvm only)")
     if pipeline is not None:
-        mod = get_pipeline(pipeline)(mod) if isinstance(pipeline, str) else pipeline(mod)
+        with target:  # passes that size things by the target (DefaultSchedule) read it
+            mod = get_pipeline(pipeline)(mod) if isinstance(pipeline, str) else pipeline(mod)
     bytecode, shape_funcs, stats = vm_codegen(mod, memory_plan)
     prims = {k: f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
     prims.update(shape_funcs)
