@@ -52,7 +52,7 @@ def conv_ref(x, w, strides, padding, dilation, groups):
     for k in reversed(range(nsp)):  # F.pad: last dimension first
         pads += [padding[k], padding[nsp + k]]
     t = F.pad(torch.tensor(x), pads)
-    fn = F.conv1d if nsp == 1 else F.conv2d
+    fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[nsp]
     return fn(t, torch.tensor(w), stride=strides, dilation=dilation, groups=groups).numpy()
 
 
@@ -103,6 +103,24 @@ def test_property_conv1d(case):
                                        dilation=case["dilation"], groups=case["groups"]), [x, w])
     np.testing.assert_allclose(got, conv_ref(x, w, case["strides"], case["padding"], case["dilation"],
                                              case["groups"]), rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=5, deadline=None)
+@given(case=conv_case(3), layouts=st.sampled_from([("NCDHW", "OIDHW"), ("NDHWC", "DHWIO")]))
+def test_property_conv3d(case, layouts):
+    rng = np.random.default_rng(case["seed"])
+    x = rand(rng, [case["n"], case["cin"]] + [min(d, 5) for d in case["sp"]])
+    w = rand(rng, [case["cout"], case["cin"] // case["groups"]] + case["ks"])
+    assume(all(_out_extent(x.shape[2 + k], case["ks"][k], case["strides"][k], case["dilation"][k],
+                           case["padding"][k] + case["padding"][3 + k]) > 0 for k in range(3)))
+    want = conv_ref(x, w, case["strides"], case["padding"], case["dilation"], case["groups"])
+    dl, kl = layouts
+    xl = np.ascontiguousarray(np.transpose(x, ["NCDHW".index(c) for c in dl]))
+    wl = np.ascontiguousarray(np.transpose(w, ["OIDHW".index(c) for c in kl]))
+    got = run(lambda a, b: R.nn.conv3d(a, b, strides=case["strides"], padding=case["padding"],
+                                       dilation=case["dilation"], groups=case["groups"],
+                                       data_layout=dl, kernel_layout=kl), [xl, wl])
+    np.testing.assert_allclose(np.transpose(got, [dl.index(c) for c in "NCDHW"]), want, rtol=1e-4, atol=1e-4)
 
 
 def _cnn(n, h, w, wt):
@@ -276,6 +294,37 @@ def test_property_pool2d(case, layout):
 @given(case=pool_case(1))
 def test_property_pool1d(case):
     _check_pool(case, 1)
+
+
+@settings(max_examples=8, deadline=None)
+@given(case=pool_case(3), layout=st.sampled_from([None, None, "NDHWC"]))
+def test_property_pool3d(case, layout):
+    case["shape"] = case["shape"][:2] + [min(d, 5) for d in case["shape"][2:]]
+    if layout is None:
+        _check_pool(case, 3)
+        return
+    # _check_pool's layout path is 2-d: transpose here
+    rng = np.random.default_rng(case["seed"])
+    x = rand(rng, case["shape"])
+    want = pool_ref(x, case["kind"], case["size"], case["strides"], case["padding"], case["dilation"],
+                    case["ceil_mode"], case["count_include_pad"])
+    assume(want is not None and want.size > 0)
+    fn = getattr(R.nn, "%s_pool3d" % case["kind"])
+    xl = np.ascontiguousarray(np.transpose(x, ["NCDHW".index(c) for c in layout]))
+    got = run(lambda a: fn(a, case["size"], case["strides"], case["padding"], case["dilation"],
+                           case["ceil_mode"], case["count_include_pad"], layout=layout), [xl])
+    np.testing.assert_allclose(np.transpose(got, [layout.index(c) for c in "NCDHW"]), want, rtol=1e-5, atol=1e-5)
+
+
+def test_pool3d_and_adaptive3d_match_torch():
+    x = np.random.default_rng(3).standard_normal((2, 3, 6, 7, 5)).astype("float32")
+    t = torch.tensor(x)
+    np.testing.assert_allclose(run(lambda a: R.nn.max_pool3d(a, 3, 2, 1, ceil_mode=True), [x]),
+                               F.max_pool3d(t, 3, 2, 1, ceil_mode=True).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(run(lambda a: R.nn.avg_pool3d(a, 2, 1, 1, count_include_pad=True), [x]),
+                               F.avg_pool3d(t, 2, 1, 1, count_include_pad=True).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(run(lambda a: R.nn.adaptive_avg_pool3d(a, (2, 3, 1)), [x]),
+                               F.adaptive_avg_pool3d(t, (2, 3, 1)).numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_pooling_matches_torch():
@@ -584,6 +633,9 @@ ERRORS = [
     ("larger than the padded input", ValueError, lambda x, w: R.nn.conv1d(x, w), [T([1, 3, 2]), T([4, 3, 3])]),
     ("dtypes differ", TypeError, lambda x, w: R.nn.conv1d(x, w), [T([1, 3, 5]), T([4, 3, 3], "float16")]),
     ("relax.nn.max_pool2d: data must be 4-d", ValueError, lambda x: R.nn.max_pool2d(x, 2), [T([1, 3, 8])]),
+    ("relax.nn.avg_pool3d: data must be 5-d", ValueError, lambda x: R.nn.avg_pool3d(x, 2), [T([1, 3, 8, 8])]),
+    ("relax.nn.conv3d: data and weight dtypes differ", TypeError, lambda x, w: R.nn.conv3d(x, w),
+     [T([1, 3, 4, 4, 4]), T([2, 3, 1, 1, 1], "float16")]),
     ("pool_size must have 2 values", ValueError, lambda x: R.nn.avg_pool2d(x, (2, 2, 2)), [T([1, 3, 8, 8])]),
     ("strides must be positive", ValueError, lambda x: R.nn.max_pool1d(x, 2, 0), [T([1, 3, 8])]),
     ("gamma has 3 elements", ValueError, lambda x, g: R.nn.batch_norm(x, g, g, g, g, axis=1), [T([2, 4, 5]), T([3])]),

@@ -575,7 +575,33 @@ class CodeGen {
     return Val{s, t};
   }
 
+  // Half precision has no libm entry points, and a half operand passed to the float/double
+  // ones is misread: math functions run in float and round once (as numpy's float16 does).
+  static bool IsHalf(const Val& x) { return IsFloat(x.t) && x.t.bits == 16; }
+  Val Widen(const Val& x) {
+    DataType f = x.t;
+    f.bits = 32;
+    return Emit("fpext " + LLType(x.t) + " " + x.v + " to " + LLType(f), f);
+  }
+  Val Narrow(const Val& y, DataType t) { return Emit("fptrunc " + LLType(y.t) + " " + y.v + " to " + LLType(t), t); }
+
+  /*! \brief A scalar libm function (float or double) of x; sigmoid as 1 / (1 + exp(-x)). */
+  Val LibmCall(const std::string& op, const Val& x, DataType t) {
+    std::string ty = LLType(x.t);
+    if (op == "sigmoid") {
+      Val neg = Emit("fneg " + ty + " " + x.v, x.t);
+      Val ex = Intrinsic("exp", neg);
+      Val one = Const(x.t, 1.0);
+      Val den = Emit("fadd " + ty + " " + one.v + ", " + ex.v, x.t);
+      return Emit("fdiv " + ty + " " + one.v + ", " + den.v, x.t);
+    }
+    std::string fn = op + (x.t.bits == 32 ? "f" : "");
+    Declare(fn, "declare " + ty + " @" + fn + "(" + ty + ")");
+    return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", t);
+  }
+
   virtual Val Intrinsic(const std::string& name, const Val& x) {
+    if (IsHalf(x)) return Narrow(Intrinsic(name, Widen(x)), x.t);
     std::string sfx = (x.t.lanes > 1 ? "v" + std::to_string(x.t.lanes) : "") + (x.t.bits == 32 ? "f32" : "f64");
     std::string ty = LLType(x.t);
     std::string fn = "llvm." + name + "." + sfx;
@@ -894,30 +920,29 @@ class CodeGen {
     }
     if (op == "pow" && n->args.size() == 2) {
       Val x = Expr(n->args[0]), y = Expr(n->args[1]);
+      DataType rt = t;
+      if (IsHalf(x)) x = Widen(x), y = Widen(y), t = x.t;
       std::string sfx = x.t.bits == 32 ? "f32" : "f64", ty = LLType(x.t);
       Declare("llvm.pow." + sfx, "declare " + ty + " @llvm.pow." + sfx + "(" + ty + ", " + ty + ")");
-      return Emit("call " + ty + " @llvm.pow." + sfx + "(" + ty + " " + x.v + ", " + ty + " " + y.v + ")", t);
+      Val r = Emit("call " + ty + " @llvm.pow." + sfx + "(" + ty + " " + x.v + ", " + ty + " " + y.v + ")", t);
+      return IsHalf(Val{"", rt}) ? Narrow(r, rt) : r;
     }
     static const char* kLibm[] = {"tanh", "sigmoid", "atan", "asin", "acos", "erf", "tan", "sinh", "cosh"};
     for (const char* name : kLibm) {
       if (op == name && n->args.size() == 1) {
         Val x = Expr(n->args[0]);
         if (!IsFloat(x.t) || x.t.lanes != 1) TVM_FFI_THROW(TypeError) << op << " needs a scalar float";
-        std::string ty = LLType(x.t);
-        if (op == "sigmoid") {
-          // 1 / (1 + exp(-x))
-          Val neg = Emit("fneg " + ty + " " + x.v, x.t);
-          Val ex = Intrinsic("exp", neg);
-          Val one = Const(x.t, 1.0);
-          Val den = Emit("fadd " + ty + " " + one.v + ", " + ex.v, x.t);
-          return Emit("fdiv " + ty + " " + one.v + ", " + den.v, x.t);
+        if (IsHalf(x)) {
+          DataType ht = x.t;
+          x = Widen(x);
+          Val r = LibmCall(op, x, x.t);
+          return Narrow(r, ht);
         }
-        std::string fn = op + (x.t.bits == 32 ? "f" : "");
-        Declare(fn, "declare " + ty + " @" + fn + "(" + ty + ")");
-        return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", t);
+        return LibmCall(op, x, t);
       }
     }
     if (op == "abs" && n->args.size() == 1) {
+
       Val x = Expr(n->args[0]);
       if (IsFloat(x.t)) return Intrinsic("fabs", x);
       Val z = Const(x.t, 0);

@@ -5,10 +5,11 @@ registered in LegalizeOps' table."""
 from ... import topi
 from ...topi import activation, creation, indexing, nn_conv, normalization, pooling
 from ...topi._layout import transpose_from, transpose_to
+from .legalize_f16 import in_float32
 from .legalize_ops import _attr, register_legalize
 
-_DATA = {1: "NCW", 2: "NCHW"}
-_KERNEL = {1: "OIW", 2: "OIHW"}
+_DATA = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+_KERNEL = {1: "OIW", 2: "OIHW", 3: "OIDHW"}
 
 
 def _ints(v):
@@ -28,7 +29,7 @@ def _conv_legalize(nsp):
             out = nn_conv.conv(transpose_to(x, dl, _DATA[nsp]), transpose_to(w, kl, _KERNEL[nsp]),
                                strides, padding, dilation, groups, None if od is None else str(od))
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(te_conv, call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
+        return bb.call_te(in_float32(te_conv), call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
     return legalize
 
 
@@ -44,7 +45,8 @@ def _pool_legalize(nsp, kind):
         def te_pool(x):
             out = pooling.pool(transpose_to(x, layout, _DATA[nsp]), kind, **args)
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(te_pool, call.args[0], primfunc_name_hint="%s_pool%dd" % (kind, nsp))
+        fn = in_float32(te_pool) if kind == "avg" else te_pool
+        return bb.call_te(fn, call.args[0], primfunc_name_hint="%s_pool%dd" % (kind, nsp))
     return legalize
 
 
@@ -57,11 +59,11 @@ def _adaptive_legalize(nsp):
         def te_pool(x):
             out = pooling.adaptive_avg_pool(transpose_to(x, layout, _DATA[nsp]), size)
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(te_pool, call.args[0], primfunc_name_hint="adaptive_avg_pool%dd" % nsp)
+        return bb.call_te(in_float32(te_pool), call.args[0], primfunc_name_hint="adaptive_avg_pool%dd" % nsp)
     return legalize
 
 
-for _n in (1, 2):
+for _n in (1, 2, 3):
     register_legalize("relax.nn.conv%dd" % _n, _conv_legalize(_n))
     register_legalize("relax.nn.max_pool%dd" % _n, _pool_legalize(_n, "max"))
     register_legalize("relax.nn.avg_pool%dd" % _n, _pool_legalize(_n, "avg"))
@@ -71,7 +73,7 @@ del _n
 
 @register_legalize("relax.nn.batch_norm")
 def _batch_norm(bb, call):
-    return bb.call_te(normalization.batch_norm, *call.args, axis=int(_attr(call, "axis", 1)),
+    return bb.call_te(in_float32(normalization.batch_norm), *call.args, axis=int(_attr(call, "axis", 1)),
                       epsilon=float(_attr(call, "epsilon", 1e-5)), center=bool(_attr(call, "center", True)),
                       scale=bool(_attr(call, "scale", True)), momentum=float(_attr(call, "momentum", 0.1)),
                       training=bool(_attr(call, "training", True)), primfunc_name_hint="batch_norm")

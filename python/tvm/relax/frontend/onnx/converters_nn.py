@@ -53,12 +53,10 @@ class Conv(Converter):
         dil = _ints(attrs.get("dilations", [1] * nsp))
         pads = _auto_pad(ctx, x, attrs, kernel, strides, dil)
         groups = int(attrs.get("group", 1))
-        if nsp == 2:
-            out = R.nn.conv2d(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
-        elif nsp == 1:
-            out = R.nn.conv1d(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
-        else:
-            raise NotImplementedError("Conv with %d spatial dimensions (1 and 2 are supported)" % nsp)
+        fn = {1: R.nn.conv1d, 2: R.nn.conv2d, 3: R.nn.conv3d}.get(nsp)
+        if fn is None:
+            raise NotImplementedError("Conv with %d spatial dimensions (1, 2 and 3 are supported)" % nsp)
+        out = fn(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
         if len(inputs) > 2 and inputs[2] is not None:
             bias = inputs[2]
             if ctx.consts[2] is not None:
