@@ -337,3 +337,31 @@ def test_same_library_runs_in_cpp_app_and_runtime_only_python(tmp_path):
     # bad input to the app: a clear message, exit status 1
     proc = subprocess.run([app, lib, str(tmp_path / "o.npy"), lib], capture_output=True, text=True)
     assert proc.returncode == 1 and "not a .npy file" in proc.stderr
+
+
+def _range_model(elem):
+    node = helper.make_node("Range", ["start", "limit", "delta"], ["y"])
+    graph = helper.make_graph([node], "range", [helper.make_tensor_value_info(n, elem, []) for n in ("start", "limit", "delta")],
+                              [helper.make_tensor_value_info("y", elem, ["n"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("elem,dtype", [(TensorProto.INT64, "int64"), (TensorProto.FLOAT, "float32")])
+def test_range_with_bounds_at_run_time_matches_onnxruntime(elem, dtype):
+    # one compiled model, many lengths: the length is read from the data at run time
+    model = _range_model(elem)
+    vm = relax.VirtualMachine(relax.build(from_onnx(model), "llvm"), tvm.cpu())
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+    @settings(max_examples=25, deadline=None)
+    @given(start=st.integers(-20, 20), limit=st.integers(-20, 20),
+           delta=st.integers(-6, 6).filter(lambda d: d != 0), frac=st.sampled_from([1, 2, 4]))
+    def check(start, limit, delta, frac):
+        div = 1 if dtype == "int64" else frac   # float bounds with fractions
+        feeds = {k: np.array(v / div if div > 1 else v, dtype) for k, v in
+                 (("start", start), ("limit", limit), ("delta", delta))}
+        got = vm["main"](*[tvm.runtime.tensor(v) for v in feeds.values()]).numpy()
+        want = sess.run(None, feeds)[0]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    check()

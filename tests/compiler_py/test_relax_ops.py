@@ -665,3 +665,50 @@ ERRORS = [
 def test_inference_errors_name_the_problem(match, exc, make, sinfos):
     with pytest.raises(exc, match=match):
         _emit(make, *sinfos)
+
+
+# ---------------------------------------------------------------- tensor_to_shape
+
+def _data_dependent_arange(dtype="int64"):
+    """main(x: [2] dtype) -> arange(x[0]) + x[1]: a length known only from data."""
+    x = relax.Var("x", relax.TensorStructInfo([2], dtype))
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            bb.match_cast(bb.emit(R.tensor_to_shape(x)), relax.ShapeStructInfo([n, m]))
+            a = bb.emit(R.arange(0, n, 1, dtype="float32"))
+            gv = bb.emit_output(R.add(a, R.astype(R.take(x, relax.const(np.array([1])), 0), "float32")))
+        bb.emit_func_output(gv)
+    return relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(0, 40), m=st.integers(-5, 5), dtype=st.sampled_from(["int64", "int32"]))
+def test_property_tensor_to_shape_binds_run_time_lengths(n, m, dtype):
+    vm = _data_dependent_arange(dtype)
+    got = vm["main"](tvm.runtime.tensor(np.array([n, m], dtype))).numpy()
+    np.testing.assert_array_equal(got, np.arange(n, dtype="float32") + m)
+
+
+def test_tensor_to_shape_errors():
+    with pytest.raises(ValueError, match="tensor_to_shape: the tensor must be 1-d"):
+        _emit(lambda x: R.tensor_to_shape(x), T([2, 2], "int64"))
+    with pytest.raises(TypeError, match="integer dtype"):
+        _emit(lambda x: R.tensor_to_shape(x), T([2]))
+    with pytest.raises(ValueError, match="length must be known"):
+        _emit(lambda x: R.tensor_to_shape(x), T([tir.Var("k", "int64")], "int64"))
+    # a shape whose values contradict a variable bound earlier fails at run time
+    x = relax.Var("x", relax.TensorStructInfo([tir.Var("n", "int64")], "float32"))
+    t = relax.Var("t", relax.TensorStructInfo([1], "int64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, t]):
+        with bb.dataflow():
+            bb.match_cast(bb.emit(R.tensor_to_shape(t)), relax.ShapeStructInfo([x.struct_info.shape[0]]))
+            gv = bb.emit_output(R.add(x, x))
+        bb.emit_func_output(gv)
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](tvm.runtime.tensor(np.ones(3, "float32")),
+                                             tvm.runtime.tensor(np.array([3]))).numpy(), np.full(3, 2.0))
+    with pytest.raises(ValueError, match="match_cast"):
+        vm["main"](tvm.runtime.tensor(np.ones(3, "float32")), tvm.runtime.tensor(np.array([4])))

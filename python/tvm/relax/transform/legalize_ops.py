@@ -66,6 +66,13 @@ def _matmul(bb, call):
     return bb.call_te(in_float32(topi.matmul), call.args[0], call.args[1], out_dtype=None if od is None else str(od))
 
 
+@register_legalize("relax.tensor_to_shape")
+def _tensor_to_shape(bb, call):
+    # not a kernel: the VM builtin reads the tensor's values into a Shape (as TVM lowers it)
+    return _expr.Call(_expr.ExternFunc("vm.builtin.tensor_to_shape"), [call.args[0]], None,
+                      [call.struct_info])
+
+
 @register_legalize("relax.reshape")
 def _reshape(bb, call):
     out = call.struct_info

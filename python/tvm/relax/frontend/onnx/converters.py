@@ -403,10 +403,30 @@ class ConstantOfShape(Converter):
 class Range(Converter):
     @classmethod
     def _impl_v11(cls, ctx, inputs, attrs):
-        if not ctx.all_const():
-            raise NotImplementedError("Range with bounds computed at run time")
-        start, limit, delta = (c.reshape(()) for c in ctx.consts)
-        return np.arange(start, limit, delta, dtype=start.dtype)
+        if ctx.all_const():
+            start, limit, delta = (c.reshape(()) for c in ctx.consts)
+            return np.arange(start, limit, delta, dtype=start.dtype)
+        return cls._at_run_time(ctx, *inputs[:3])
+
+    @classmethod
+    def _at_run_time(cls, ctx, start, limit, delta):
+        """Bounds known only at run time: the length max(ceil((limit - start) / delta), 0) is
+        computed by kernels, read into a Shape (tensor_to_shape) and bound to a new symbolic
+        variable by match_cast; the output is start + arange(n) * delta (ONNX's definition)."""
+        from ....tir import Var
+
+        dt = ctx.dtype_of(start)
+        diff = R.subtract(limit, start)
+        if not dt.startswith("float"):   # integer bounds: an exact ceil division via float64
+            diff, step = R.astype(diff, "float64"), R.astype(delta, "float64")
+        else:
+            step = delta
+        count = R.astype(R.ceil(R.divide(diff, step)), "int64")
+        count = R.reshape(R.maximum(count, _expr.const(np.array(0, "int64"))), [1])
+        n = Var("%s_len" % (ctx.node.output[0] or "range"), "int64")
+        shape = ctx.bb.emit(R.tensor_to_shape(count))
+        ctx.bb.match_cast(shape, _expr.ShapeStructInfo([n]))
+        return R.add(start, R.multiply(R.arange(0, n, 1, dtype=dt), delta))
 
 
 @register("Reshape")
