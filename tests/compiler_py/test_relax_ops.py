@@ -712,3 +712,24 @@ def test_tensor_to_shape_errors():
                                              tvm.runtime.tensor(np.array([3]))).numpy(), np.full(3, 2.0))
     with pytest.raises(ValueError, match="match_cast"):
         vm["main"](tvm.runtime.tensor(np.ones(3, "float32")), tvm.runtime.tensor(np.array([4])))
+
+
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(0, 9), m=st.integers(1, 4))
+def test_property_shape_to_tensor_reads_symbolic_dims(n, m):
+    nv, mv = tir.Var("n", "int64"), tir.Var("m", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([nv, mv, 2], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(R.shape_to_tensor(relax.ShapeExpr([nv * mv, 2, nv])))
+        bb.emit_func_output(gv)
+    assert gv.struct_info.dtype == "int64" and [int(d) for d in gv.struct_info.shape] == [3]
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    got = vm["main"](tvm.runtime.tensor(np.zeros((n, m, 2), "float32"))).numpy()
+    np.testing.assert_array_equal(got, np.array([n * m, 2, n], "int64"))
+
+
+def test_shape_to_tensor_needs_a_shape():
+    with pytest.raises(TypeError, match="shape_to_tensor: the argument must be a shape"):
+        _emit(lambda x: R.shape_to_tensor(x), T([2], "int64"))

@@ -176,6 +176,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return ffi::Shape(dims);
   });
 
+  // shape_to_tensor(s): a Shape's values as a new 1-d int64 host tensor (the lowering of
+  // relax.shape_to_tensor; ONNX Shape of a tensor with symbolic dimensions).
+  RegisterRuntimeGlobal("vm.builtin.shape_to_tensor", [](const ffi::Shape& shape) {
+    ffi::Tensor out = runtime::Empty({static_cast<int64_t>(shape.size())}, DLDataType{kDLInt, 64, 1},
+                                     DLDevice{kDLCPU, 0});
+    if (shape.size()) std::memcpy(out->data, shape.data(), shape.size() * sizeof(int64_t));
+    return out;
+  });
+
   // ---- checks ----
   RegisterRuntimeGlobal("vm.builtin.check_tensor_info", [](ffi::AnyView value, int64_t ndim,
                                                            std::optional<DLDataType> dtype,

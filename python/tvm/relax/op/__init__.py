@@ -231,6 +231,11 @@ def tensor_to_shape(x):
     return _call("tensor_to_shape", [x])
 
 
+def shape_to_tensor(shape):
+    """A Shape (e.g. a ShapeExpr of symbolic dimensions) as a 1-d int64 tensor."""
+    return _call("shape_to_tensor", [shape])
+
+
 def arange(start, end=None, step=1, dtype=None):
     """[start, end) by step; one argument is the end. dtype: int64 for int arguments, else
     float32 (TVM's default)."""

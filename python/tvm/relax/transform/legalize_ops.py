@@ -73,6 +73,12 @@ def _tensor_to_shape(bb, call):
                       [call.struct_info])
 
 
+@register_legalize("relax.shape_to_tensor")
+def _shape_to_tensor(bb, call):
+    return _expr.Call(_expr.ExternFunc("vm.builtin.shape_to_tensor"), [call.args[0]], None,
+                      [call.struct_info])
+
+
 @register_legalize("relax.reshape")
 def _reshape(bb, call):
     out = call.struct_info

@@ -366,11 +366,15 @@ def _prod(dims):
 class Shape(Converter):
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
-        shape = ctx.static_shape(inputs[0])
-        if shape is None:
-            raise NotImplementedError("Shape of a tensor with dynamic dimensions")
         start, end = attrs.get("start", 0), attrs.get("end", None)
-        return np.array(shape[start:end], dtype="int64")
+        shape = ctx.static_shape(inputs[0])
+        if shape is not None:
+            return np.array(shape[start:end], dtype="int64")
+        dims = ctx.shape_of(inputs[0])
+        if dims is None:
+            raise NotImplementedError("Shape of a tensor of unknown rank")
+        # symbolic dimensions: their run-time values (the VM's shape heap) as a tensor
+        return R.shape_to_tensor(_expr.ShapeExpr(dims[start:end]))
 
 
 @register("Constant")
