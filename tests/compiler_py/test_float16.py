@@ -1,6 +1,6 @@
-"""float16 end to end: numpy float16 in and out of the VM, half-precision kernels (LLVM
-`half`) against numpy, float32 accumulation in reductions/matmul/softmax, and an ONNX model
-with float16 inputs, initializers and Casts against onnxruntime.
+"""Half precision end to end: numpy float16 in and out of the VM, half-precision kernels (LLVM
+`half`) against numpy, float32 accumulation in reductions/matmul/softmax, an ONNX model with
+float16 inputs, initializers and Casts against onnxruntime; bfloat16 conversions (at the end).
 
 Tolerances: one float16 ulp is 2**-10 relative (~1e-3); elementwise results are rounded once
 from a float computation, so they agree with numpy's float16 to about one ulp."""
@@ -152,3 +152,57 @@ def test_unsupported_element_type_is_a_clear_error():
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT8E5M2, [3])])
     with pytest.raises(NotImplementedError, match="float8_e5m2 is not supported"):
         from_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]))
+
+
+# ---------------------------------------------------------------- bfloat16 (conversions only)
+
+def _bf16():
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
+@settings(max_examples=10, deadline=None)
+@given(values=st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=40))
+def test_property_float32_to_bfloat16_rounds_to_nearest_even(values):
+    x = np.array(values, "float32")
+    got = run(lambda a: R.astype(a, "bfloat16"), [x])
+    want = x.astype(_bf16())
+    assert got.dtype == want.dtype
+    # bit for bit, except that any NaN is fine as long as it stays a NaN
+    nan = np.isnan(want.astype("float32"))
+    assert np.array_equal(np.isnan(got.astype("float32")), nan)
+    np.testing.assert_array_equal(got.view("uint16")[~nan], want.view("uint16")[~nan])
+
+
+@settings(max_examples=6, deadline=None)
+@given(bits=st.lists(st.integers(0, 0xFFFF), min_size=1, max_size=40))
+def test_property_bfloat16_widens_exactly(bits):
+    x = np.array(bits, "uint16").view(_bf16())
+    for dt in ("float32", "float64"):
+        got = run(lambda a: R.astype(a, dt), [x])
+        np.testing.assert_array_equal(got, x.astype(dt))
+    finite = np.isfinite(x.astype("float32")) & (np.abs(x.astype("float32")) < 2 ** 30)
+    got = run(lambda a: R.astype(a, "int32"), [x[finite]]) if finite.any() else None
+    if got is not None:
+        np.testing.assert_array_equal(got, x[finite].astype("float32").astype("int32"))
+
+
+def test_bfloat16_onnx_cast_round_trip():
+    nodes = [helper.make_node("Cast", ["x"], ["b"], to=TensorProto.BFLOAT16),
+             helper.make_node("Cast", ["b"], ["y"], to=TensorProto.FLOAT)]
+    graph = helper.make_graph(nodes, "bf16", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"]),
+                               helper.make_tensor_value_info("b", TensorProto.BFLOAT16, ["n"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    vm = relax.VirtualMachine(relax.build(from_onnx(model), "llvm"), tvm.cpu())
+    x = np.array([1.0, 1 / 3, 3.0e38, -0.0, 1.00390625, 1.01171875, 65504.0], "float32")
+    y, b = vm["main"](tvm.runtime.tensor(x))
+    assert b.numpy().dtype == _bf16()
+    np.testing.assert_array_equal(b.numpy().view("uint16"), x.astype(_bf16()).view("uint16"))
+    np.testing.assert_array_equal(y.numpy(), x.astype(_bf16()).astype("float32"))
+
+
+def test_bfloat16_arithmetic_is_a_clear_error():
+    x = np.ones(4, "float32").astype(_bf16())
+    with pytest.raises(TypeError, match="arithmetic on bfloat16 is not supported"):
+        run(lambda a: R.add(a, a), [x])

@@ -57,11 +57,11 @@ def register(*names):
 
 
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                    "uint64", "float16", "float32", "float64")
+                    "uint64", "float16", "bfloat16", "float32", "float64")
 
 
 def _supported_dtype(np_dtype, what):
-    """The dtype name, or NotImplementedError naming it (bfloat16/float8/int4, strings)."""
+    """The dtype name, or NotImplementedError naming it (float8/int4, strings)."""
     try:
         name = str(np.dtype(np_dtype))
     except TypeError:
