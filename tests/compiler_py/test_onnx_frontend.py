@@ -415,3 +415,27 @@ def test_pad_slice_shape_at_run_time_match_onnxruntime(mode):
 def test_pad_with_run_time_pads_in_reflect_mode_is_a_clear_error():
     with pytest.raises(NotImplementedError, match="Pad mode 'reflect' with pads computed at run time"):
         from_onnx(_pad_slice_model("reflect"))
+
+
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(1, 4), c=st.integers(1, 3), hw=st.integers(1, 4), momentum=st.floats(0.0, 1.0),
+       seed=st.integers(0, 99))
+def test_batchnorm_training_mode_matches_numpy(n, c, hw, momentum, seed):
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                            training_mode=1, momentum=momentum, epsilon=1e-3)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c, hw, hw)).astype("float32")
+    s, b = rng.standard_normal(c).astype("float32"), rng.standard_normal(c).astype("float32")
+    m, v = rng.standard_normal(c).astype("float32"), rng.random(c).astype("float32") + 0.5
+    vi = lambda name, shape: helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)  # noqa: E731
+    graph = helper.make_graph([node], "bn", [vi("x", list(x.shape))],
+                              [vi("y", list(x.shape)), vi("rm", [c]), vi("rv", [c])],
+                              [numpy_helper.from_array(a, k) for a, k in ((s, "s"), (b, "b"), (m, "m"), (v, "v"))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+    got = relax.VirtualMachine(relax.build(from_onnx(model), "llvm"), tvm.cpu())["main"](tvm.runtime.tensor(x))
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    bc = lambda a: a.reshape(1, c, 1, 1)  # noqa: E731
+    want = [bc(s) * (x - bc(mean)) / np.sqrt(bc(var) + 1e-3) + bc(b),
+            m * momentum + mean * (1 - momentum), v * momentum + var * (1 - momentum)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-4, atol=1e-4)

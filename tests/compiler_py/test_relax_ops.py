@@ -733,3 +733,30 @@ def test_property_shape_to_tensor_reads_symbolic_dims(n, m):
 def test_shape_to_tensor_needs_a_shape():
     with pytest.raises(TypeError, match="shape_to_tensor: the argument must be a shape"):
         _emit(lambda x: R.shape_to_tensor(x), T([2], "int64"))
+
+
+@settings(max_examples=6, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), seed=st.integers(0, 99), keep=st.booleans())
+def test_property_bool_max_min_are_any_all(shape, seed, keep):
+    # bool max/min reduce from False/True (an empty reduction gives them) with unsigned order
+    x = np.random.default_rng(seed).random(shape) < 0.5
+    axis = [len(shape) - 1]
+    got_max = run(lambda a: R.max(a, axis=axis, keepdims=keep), [x])
+    got_min = run(lambda a: R.min(a, axis=axis, keepdims=keep), [x])
+    np.testing.assert_array_equal(got_max, np.any(x, axis=-1, keepdims=keep))
+    np.testing.assert_array_equal(got_min, np.all(x, axis=-1, keepdims=keep))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_reductions_of_nothing_give_the_identity(dtype):
+    x = np.zeros((2, 0, 3), dtype)
+    ident = {"sum": 0, "prod": 1,
+             "max": False if dtype == "bool" else (-np.inf if dtype == "float32" else np.iinfo(dtype).min),
+             "min": True if dtype == "bool" else (np.inf if dtype == "float32" else np.iinfo(dtype).max)}
+    for name, value in ident.items():
+        if dtype == "bool" and name in ("sum", "prod"):
+            continue
+        got = run(lambda a: getattr(R, name)(a, axis=[1]), [x])
+        np.testing.assert_array_equal(got, np.full((2, 3), value, dtype))
+    if dtype == "float32":
+        assert np.isnan(run(lambda a: R.mean(a, axis=[1]), [x])).all()

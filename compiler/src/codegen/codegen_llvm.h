@@ -722,13 +722,13 @@ class CodeGen {
     if (auto* n = e.as<MinNode>()) {
       Val x = Expr(n->a), y = Expr(n->b);
       RejectBF16(t, "min/max");
-      Val c = Cmp0(IsFloat(t) ? "fcmp olt" : (IsUInt(t) ? "icmp ult" : "icmp slt"), x, y);
+      Val c = Cmp0(IsFloat(t) ? "fcmp olt" : (IsUInt(t) || IsBool(t) ? "icmp ult" : "icmp slt"), x, y);
       return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
     }
     if (auto* n = e.as<MaxNode>()) {
       Val x = Expr(n->a), y = Expr(n->b);
       RejectBF16(t, "min/max");
-      Val c = Cmp0(IsFloat(t) ? "fcmp ogt" : (IsUInt(t) ? "icmp ugt" : "icmp sgt"), x, y);
+      Val c = Cmp0(IsFloat(t) ? "fcmp ogt" : (IsUInt(t) || IsBool(t) ? "icmp ugt" : "icmp sgt"), x, y);
       return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
     }
     if (auto* n = e.as<EQNode>()) return Cmp("eq", "eq", "oeq", n->a, n->b, t);

@@ -74,9 +74,15 @@ class BatchNormalization(Converter):
 
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
+        eps = attrs.get("epsilon", 1e-5)
         if attrs.get("training_mode", 0):
-            raise NotImplementedError("BatchNormalization in training mode")
-        out = R.nn.batch_norm(*inputs[:5], axis=1, epsilon=attrs.get("epsilon", 1e-5), training=False)
+            # batch statistics (population variance); ONNX's running = running * momentum +
+            # batch * (1 - momentum) is TVM's with momentum 1 - momentum
+            out = ctx.bb.emit(R.nn.batch_norm(*inputs[:5], axis=1, epsilon=eps,
+                                              momentum=1.0 - attrs.get("momentum", 0.9), training=True))
+            n = len([o for o in ctx.node.output if o])
+            return tuple(_expr.TupleGetItem(out, i) for i in range(min(n, 3)))
+        out = R.nn.batch_norm(*inputs[:5], axis=1, epsilon=eps, training=False)
         return _expr.TupleGetItem(ctx.bb.emit(out), 0)
 
 
