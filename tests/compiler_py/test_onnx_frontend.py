@@ -397,13 +397,17 @@ def test_pad_slice_shape_at_run_time_match_onnxruntime(mode):
            starts=st.lists(small, min_size=2, max_size=2), ends=st.lists(small, min_size=2, max_size=2),
            steps=st.lists(st.sampled_from([1, 2, -1, -3]), min_size=2, max_size=2), seed=st.integers(0, 99))
     def check(n, m, pads, starts, ends, steps, seed):
-        crop = [min(p, 0) for p in pads]
-        if mode == "edge" and (n + crop[0] + crop[2] < 1 or m + crop[1] + crop[3] < 1):
-            return  # cropped to nothing: nothing for edge mode to repeat (onnxruntime refuses it)
         feeds = {"x": np.random.default_rng(seed).standard_normal((n, m)).astype("float32"),
                  "pads": np.array(pads, "int64"), "value": np.array(0.5, "float32"),
                  "starts": np.array(starts, "int64"), "ends": np.array(ends, "int64"),
                  "steps": np.array(steps, "int64")}
+        if n + pads[0] + pads[2] < 0 or m + pads[1] + pads[3] < 0:
+            with pytest.raises(ValueError, match="negative tensor extent"):
+                vm["main"](*[tvm.runtime.tensor(v) for v in feeds.values()])
+            return  # cropped below nothing: a typed error, not a bad allocation
+        crop = [min(p, 0) for p in pads]
+        if mode == "edge" and (n + crop[0] + crop[2] < 1 or m + crop[1] + crop[3] < 1):
+            return  # cropped to nothing: nothing for edge mode to repeat (onnxruntime refuses it)
         got = vm["main"](*[tvm.runtime.tensor(v) for v in feeds.values()])
         want = sess.run(None, feeds)
         for g, w in zip(got, want):
