@@ -206,3 +206,14 @@ def test_bfloat16_arithmetic_is_a_clear_error():
     x = np.ones(4, "float32").astype(_bf16())
     with pytest.raises(TypeError, match="arithmetic on bfloat16 is not supported"):
         run(lambda a: R.add(a, a), [x])
+
+
+def test_float16_matmul_and_conv_with_out_dtype_float32_stay_float32():
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((3, 300)).astype("float16"), rng.standard_normal((300, 5)).astype("float16")
+    got = run(lambda x, y: R.matmul(x, y, out_dtype="float32"), [a, b])
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, a.astype("float64") @ b.astype("float64"), rtol=1e-5, atol=1e-4)
+    x, w = rng.standard_normal((1, 2, 5, 5)).astype("float16"), rng.standard_normal((3, 2, 3, 3)).astype("float16")
+    got = run(lambda p, q: R.nn.conv2d(p, q, out_dtype="float16"), [x, w])
+    assert got.dtype == np.float16

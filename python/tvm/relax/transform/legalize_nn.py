@@ -16,6 +16,10 @@ def _ints(v):
     return None if v is None else [int(a) for a in v]
 
 
+def _is_f16(x):
+    return str(x.struct_info.dtype) == "float16"
+
+
 def _conv_legalize(nsp):
     def legalize(bb, call):
         dl = str(_attr(call, "data_layout", _DATA[nsp]))
@@ -25,11 +29,15 @@ def _conv_legalize(nsp):
         strides, padding = _ints(_attr(call, "strides")), _ints(_attr(call, "padding"))
         dilation, groups = _ints(_attr(call, "dilation")), int(_attr(call, "groups", 1))
 
+        res = str(call.struct_info.dtype)
+        # float16 data accumulates in float32 (in_float32), then becomes the result type
+        acc = None if od is None or (res == "float16" and _is_f16(call.args[0])) else str(od)
+
         def te_conv(x, w):
             out = nn_conv.conv(transpose_to(x, dl, _DATA[nsp]), transpose_to(w, kl, _KERNEL[nsp]),
-                               strides, padding, dilation, groups, None if od is None else str(od))
+                               strides, padding, dilation, groups, acc)
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(in_float32(te_conv), call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
+        return bb.call_te(in_float32(te_conv, res), call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
     return legalize
 
 

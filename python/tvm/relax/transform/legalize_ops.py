@@ -63,7 +63,8 @@ def _astype(bb, call):
 @register_legalize("relax.matmul")
 def _matmul(bb, call):
     od = _attr(call, "out_dtype")
-    return bb.call_te(in_float32(topi.matmul), call.args[0], call.args[1], out_dtype=None if od is None else str(od))
+    return bb.call_te(in_float32(topi.matmul, str(call.struct_info.dtype)), call.args[0], call.args[1],
+                      out_dtype=None if od is None else str(od))
 
 
 @register_legalize("relax.tensor_to_shape")
