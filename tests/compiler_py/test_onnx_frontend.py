@@ -337,3 +337,109 @@ def test_same_library_runs_in_cpp_app_and_runtime_only_python(tmp_path):
     # bad input to the app: a clear message, exit status 1
     proc = subprocess.run([app, lib, str(tmp_path / "o.npy"), lib], capture_output=True, text=True)
     assert proc.returncode == 1 and "not a .npy file" in proc.stderr
+
+
+def _range_model(elem):
+    node = helper.make_node("Range", ["start", "limit", "delta"], ["y"])
+    graph = helper.make_graph([node], "range", [helper.make_tensor_value_info(n, elem, []) for n in ("start", "limit", "delta")],
+                              [helper.make_tensor_value_info("y", elem, ["n"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("elem,dtype", [(TensorProto.INT64, "int64"), (TensorProto.FLOAT, "float32")])
+def test_range_with_bounds_at_run_time_matches_onnxruntime(elem, dtype):
+    # one compiled model, many lengths: the length is read from the data at run time
+    model = _range_model(elem)
+    vm = relax.VirtualMachine(relax.build(from_onnx(model), "llvm"), tvm.cpu())
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+    @settings(max_examples=25, deadline=None)
+    @given(start=st.integers(-20, 20), limit=st.integers(-20, 20),
+           delta=st.integers(-6, 6).filter(lambda d: d != 0), frac=st.sampled_from([1, 2, 4]))
+    def check(start, limit, delta, frac):
+        div = 1 if dtype == "int64" else frac   # float bounds with fractions
+        feeds = {k: np.array(v / div if div > 1 else v, dtype) for k, v in
+                 (("start", start), ("limit", limit), ("delta", delta))}
+        got = vm["main"](*[tvm.runtime.tensor(v) for v in feeds.values()]).numpy()
+        want = sess.run(None, feeds)[0]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    check()
+
+
+def _pad_slice_model(mode):
+    """x [n, m] (dynamic) padded by run-time pads, then sliced by run-time starts/ends/steps,
+    and the Shape of the padded tensor: every output extent is known only from the data."""
+    nodes = [helper.make_node("Pad", ["x", "pads", "value"], ["padded"], mode=mode),
+             helper.make_node("Slice", ["padded", "starts", "ends", "axes", "steps"], ["y"]),
+             helper.make_node("Shape", ["padded"], ["shape"])]
+    ints = lambda name, n: helper.make_tensor_value_info(name, TensorProto.INT64, [n])  # noqa: E731
+    graph = helper.make_graph(
+        nodes, "pad_slice",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "m"]), ints("pads", 4),
+         helper.make_tensor_value_info("value", TensorProto.FLOAT, []), ints("starts", 2), ints("ends", 2),
+         ints("steps", 2)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["p", "q"]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [numpy_helper.from_array(np.array([0, 1], "int64"), "axes")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge"])
+def test_pad_slice_shape_at_run_time_match_onnxruntime(mode):
+    model = _pad_slice_model(mode)
+    vm = relax.VirtualMachine(relax.build(from_onnx(model), "llvm"), tvm.cpu())
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    small = st.integers(-7, 7)
+
+    @settings(max_examples=25, deadline=None)
+    @given(n=st.integers(1, 5), m=st.integers(1, 5), pads=st.lists(st.integers(-1, 3), min_size=4, max_size=4),
+           starts=st.lists(small, min_size=2, max_size=2), ends=st.lists(small, min_size=2, max_size=2),
+           steps=st.lists(st.sampled_from([1, 2, -1, -3]), min_size=2, max_size=2), seed=st.integers(0, 99))
+    def check(n, m, pads, starts, ends, steps, seed):
+        feeds = {"x": np.random.default_rng(seed).standard_normal((n, m)).astype("float32"),
+                 "pads": np.array(pads, "int64"), "value": np.array(0.5, "float32"),
+                 "starts": np.array(starts, "int64"), "ends": np.array(ends, "int64"),
+                 "steps": np.array(steps, "int64")}
+        if n + pads[0] + pads[2] < 0 or m + pads[1] + pads[3] < 0:
+            with pytest.raises(ValueError, match="negative tensor extent"):
+                vm["main"](*[tvm.runtime.tensor(v) for v in feeds.values()])
+            return  # cropped below nothing: a typed error, not a bad allocation
+        crop = [min(p, 0) for p in pads]
+        if mode == "edge" and (n + crop[0] + crop[2] < 1 or m + crop[1] + crop[3] < 1):
+            return  # cropped to nothing: nothing for edge mode to repeat (onnxruntime refuses it)
+        got = vm["main"](*[tvm.runtime.tensor(v) for v in feeds.values()])
+        want = sess.run(None, feeds)
+        for g, w in zip(got, want):
+            assert g.numpy().shape == w.shape and g.numpy().dtype == w.dtype
+            np.testing.assert_array_equal(g.numpy(), w)
+    check()
+
+
+def test_pad_with_run_time_pads_in_reflect_mode_is_a_clear_error():
+    with pytest.raises(NotImplementedError, match="Pad mode 'reflect' with pads computed at run time"):
+        from_onnx(_pad_slice_model("reflect"))
+
+
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(1, 4), c=st.integers(1, 3), hw=st.integers(1, 4), momentum=st.floats(0.0, 1.0),
+       seed=st.integers(0, 99))
+def test_batchnorm_training_mode_matches_numpy(n, c, hw, momentum, seed):
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                            training_mode=1, momentum=momentum, epsilon=1e-3)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c, hw, hw)).astype("float32")
+    s, b = rng.standard_normal(c).astype("float32"), rng.standard_normal(c).astype("float32")
+    m, v = rng.standard_normal(c).astype("float32"), rng.random(c).astype("float32") + 0.5
+    vi = lambda name, shape: helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)  # noqa: E731
+    graph = helper.make_graph([node], "bn", [vi("x", list(x.shape))],
+                              [vi("y", list(x.shape)), vi("rm", [c]), vi("rv", [c])],
+                              [numpy_helper.from_array(a, k) for a, k in ((s, "s"), (b, "b"), (m, "m"), (v, "v"))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+    got = relax.VirtualMachine(relax.build(from_onnx(model), "llvm"), tvm.cpu())["main"](tvm.runtime.tensor(x))
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    bc = lambda a: a.reshape(1, c, 1, 1)  # noqa: E731
+    want = [bc(s) * (x - bc(mean)) / np.sqrt(bc(var) + 1e-3) + bc(b),
+            m * momentum + mean * (1 - momentum), v * momentum + var * (1 - momentum)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-4, atol=1e-4)

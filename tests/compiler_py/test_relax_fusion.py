@@ -204,3 +204,33 @@ def test_fused_build_equals_unfused(g):
     assert len(fused) <= len(unfused)
     # each fused kernel is one call: no primitive Relax function survives FuseTIR
     assert list(relax_funcs(tvm.transform.Sequential(FUSION)(mod))) == ["main"]
+
+
+# ---- DefaultSchedule's register tile ----
+
+@settings(max_examples=60, deadline=None)
+@given(lanes=st.sampled_from([4, 8, 16]), ext_i=st.one_of(st.none(), st.integers(1, 300)),
+       ext_j=st.one_of(st.none(), st.integers(1, 300)))
+def test_tile_shape_fits_the_registers_and_divides_rows_when_it_can(lanes, ext_i, ext_j):
+    from tvm.relax.transform.default_schedule import tile_shape
+
+    rows, cols = tile_shape(lanes, ext_i, ext_j)
+    accumulators = rows * max(1, cols // lanes)
+    assert cols % lanes == 0 and accumulators <= (12 if lanes == 8 else 16)
+    if ext_i is not None and any(ext_i % r == 0 for r in (4, 2) if r <= rows):
+        assert ext_i % rows == 0  # no predicated tail when a divisor is available
+
+
+def test_target_scope_and_lanes():
+    from tvm.target import Target
+
+    assert Target.current() is None
+    with Target("llvm -mtriple=aarch64-linux-gnu") as t:
+        assert Target.current() is t and t.fp32_lanes == 4
+        with Target("llvm -mcpu=haswell -mattr=+avx2,+fma") as inner:
+            assert Target.current() is inner and inner.fp32_lanes == 8
+        assert Target.current() is t
+    assert Target.current() is None
+    with pytest.raises(ValueError, match="no target"):
+        Target.current(allow_none=False)
+    assert Target("llvm -mattr=+avx512f").fp32_lanes == 16

@@ -52,7 +52,7 @@ def conv_ref(x, w, strides, padding, dilation, groups):
     for k in reversed(range(nsp)):  # F.pad: last dimension first
         pads += [padding[k], padding[nsp + k]]
     t = F.pad(torch.tensor(x), pads)
-    fn = F.conv1d if nsp == 1 else F.conv2d
+    fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[nsp]
     return fn(t, torch.tensor(w), stride=strides, dilation=dilation, groups=groups).numpy()
 
 
@@ -130,6 +130,24 @@ def test_property_conv1d(case):
                                        dilation=case["dilation"], groups=case["groups"]), [x, w])
     np.testing.assert_allclose(got, conv_ref(x, w, case["strides"], case["padding"], case["dilation"],
                                              case["groups"]), rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=5, deadline=None)
+@given(case=conv_case(3), layouts=st.sampled_from([("NCDHW", "OIDHW"), ("NDHWC", "DHWIO")]))
+def test_property_conv3d(case, layouts):
+    rng = np.random.default_rng(case["seed"])
+    x = rand(rng, [case["n"], case["cin"]] + [min(d, 5) for d in case["sp"]])
+    w = rand(rng, [case["cout"], case["cin"] // case["groups"]] + case["ks"])
+    assume(all(_out_extent(x.shape[2 + k], case["ks"][k], case["strides"][k], case["dilation"][k],
+                           case["padding"][k] + case["padding"][3 + k]) > 0 for k in range(3)))
+    want = conv_ref(x, w, case["strides"], case["padding"], case["dilation"], case["groups"])
+    dl, kl = layouts
+    xl = np.ascontiguousarray(np.transpose(x, ["NCDHW".index(c) for c in dl]))
+    wl = np.ascontiguousarray(np.transpose(w, ["OIDHW".index(c) for c in kl]))
+    got = run(lambda a, b: R.nn.conv3d(a, b, strides=case["strides"], padding=case["padding"],
+                                       dilation=case["dilation"], groups=case["groups"],
+                                       data_layout=dl, kernel_layout=kl), [xl, wl])
+    np.testing.assert_allclose(np.transpose(got, [dl.index(c) for c in "NCDHW"]), want, rtol=1e-4, atol=1e-4)
 
 
 def _cnn(n, h, w, wt):
@@ -303,6 +321,37 @@ def test_property_pool2d(case, layout):
 @given(case=pool_case(1))
 def test_property_pool1d(case):
     _check_pool(case, 1)
+
+
+@settings(max_examples=8, deadline=None)
+@given(case=pool_case(3), layout=st.sampled_from([None, None, "NDHWC"]))
+def test_property_pool3d(case, layout):
+    case["shape"] = case["shape"][:2] + [min(d, 5) for d in case["shape"][2:]]
+    if layout is None:
+        _check_pool(case, 3)
+        return
+    # _check_pool's layout path is 2-d: transpose here
+    rng = np.random.default_rng(case["seed"])
+    x = rand(rng, case["shape"])
+    want = pool_ref(x, case["kind"], case["size"], case["strides"], case["padding"], case["dilation"],
+                    case["ceil_mode"], case["count_include_pad"])
+    assume(want is not None and want.size > 0)
+    fn = getattr(R.nn, "%s_pool3d" % case["kind"])
+    xl = np.ascontiguousarray(np.transpose(x, ["NCDHW".index(c) for c in layout]))
+    got = run(lambda a: fn(a, case["size"], case["strides"], case["padding"], case["dilation"],
+                           case["ceil_mode"], case["count_include_pad"], layout=layout), [xl])
+    np.testing.assert_allclose(np.transpose(got, [layout.index(c) for c in "NCDHW"]), want, rtol=1e-5, atol=1e-5)
+
+
+def test_pool3d_and_adaptive3d_match_torch():
+    x = np.random.default_rng(3).standard_normal((2, 3, 6, 7, 5)).astype("float32")
+    t = torch.tensor(x)
+    np.testing.assert_allclose(run(lambda a: R.nn.max_pool3d(a, 3, 2, 1, ceil_mode=True), [x]),
+                               F.max_pool3d(t, 3, 2, 1, ceil_mode=True).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(run(lambda a: R.nn.avg_pool3d(a, 2, 1, 1, count_include_pad=True), [x]),
+                               F.avg_pool3d(t, 2, 1, 1, count_include_pad=True).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(run(lambda a: R.nn.adaptive_avg_pool3d(a, (2, 3, 1)), [x]),
+                               F.adaptive_avg_pool3d(t, (2, 3, 1)).numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_pooling_matches_torch():
@@ -611,6 +660,9 @@ ERRORS = [
     ("larger than the padded input", ValueError, lambda x, w: R.nn.conv1d(x, w), [T([1, 3, 2]), T([4, 3, 3])]),
     ("dtypes differ", TypeError, lambda x, w: R.nn.conv1d(x, w), [T([1, 3, 5]), T([4, 3, 3], "float16")]),
     ("relax.nn.max_pool2d: data must be 4-d", ValueError, lambda x: R.nn.max_pool2d(x, 2), [T([1, 3, 8])]),
+    ("relax.nn.avg_pool3d: data must be 5-d", ValueError, lambda x: R.nn.avg_pool3d(x, 2), [T([1, 3, 8, 8])]),
+    ("relax.nn.conv3d: data and weight dtypes differ", TypeError, lambda x, w: R.nn.conv3d(x, w),
+     [T([1, 3, 4, 4, 4]), T([2, 3, 1, 1, 1], "float16")]),
     ("pool_size must have 2 values", ValueError, lambda x: R.nn.avg_pool2d(x, (2, 2, 2)), [T([1, 3, 8, 8])]),
     ("strides must be positive", ValueError, lambda x: R.nn.max_pool1d(x, 2, 0), [T([1, 3, 8])]),
     ("gamma has 3 elements", ValueError, lambda x, g: R.nn.batch_norm(x, g, g, g, g, axis=1), [T([2, 4, 5]), T([3])]),
@@ -640,3 +692,98 @@ ERRORS = [
 def test_inference_errors_name_the_problem(match, exc, make, sinfos):
     with pytest.raises(exc, match=match):
         _emit(make, *sinfos)
+
+
+# ---------------------------------------------------------------- tensor_to_shape
+
+def _data_dependent_arange(dtype="int64"):
+    """main(x: [2] dtype) -> arange(x[0]) + x[1]: a length known only from data."""
+    x = relax.Var("x", relax.TensorStructInfo([2], dtype))
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            bb.match_cast(bb.emit(R.tensor_to_shape(x)), relax.ShapeStructInfo([n, m]))
+            a = bb.emit(R.arange(0, n, 1, dtype="float32"))
+            gv = bb.emit_output(R.add(a, R.astype(R.take(x, relax.const(np.array([1])), 0), "float32")))
+        bb.emit_func_output(gv)
+    return relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(0, 40), m=st.integers(-5, 5), dtype=st.sampled_from(["int64", "int32"]))
+def test_property_tensor_to_shape_binds_run_time_lengths(n, m, dtype):
+    vm = _data_dependent_arange(dtype)
+    got = vm["main"](tvm.runtime.tensor(np.array([n, m], dtype))).numpy()
+    np.testing.assert_array_equal(got, np.arange(n, dtype="float32") + m)
+
+
+def test_tensor_to_shape_errors():
+    with pytest.raises(ValueError, match="tensor_to_shape: the tensor must be 1-d"):
+        _emit(lambda x: R.tensor_to_shape(x), T([2, 2], "int64"))
+    with pytest.raises(TypeError, match="integer dtype"):
+        _emit(lambda x: R.tensor_to_shape(x), T([2]))
+    with pytest.raises(ValueError, match="length must be known"):
+        _emit(lambda x: R.tensor_to_shape(x), T([tir.Var("k", "int64")], "int64"))
+    # a shape whose values contradict a variable bound earlier fails at run time
+    x = relax.Var("x", relax.TensorStructInfo([tir.Var("n", "int64")], "float32"))
+    t = relax.Var("t", relax.TensorStructInfo([1], "int64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, t]):
+        with bb.dataflow():
+            bb.match_cast(bb.emit(R.tensor_to_shape(t)), relax.ShapeStructInfo([x.struct_info.shape[0]]))
+            gv = bb.emit_output(R.add(x, x))
+        bb.emit_func_output(gv)
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](tvm.runtime.tensor(np.ones(3, "float32")),
+                                             tvm.runtime.tensor(np.array([3]))).numpy(), np.full(3, 2.0))
+    with pytest.raises(ValueError, match="match_cast"):
+        vm["main"](tvm.runtime.tensor(np.ones(3, "float32")), tvm.runtime.tensor(np.array([4])))
+
+
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(0, 9), m=st.integers(1, 4))
+def test_property_shape_to_tensor_reads_symbolic_dims(n, m):
+    nv, mv = tir.Var("n", "int64"), tir.Var("m", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([nv, mv, 2], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(R.shape_to_tensor(relax.ShapeExpr([nv * mv, 2, nv])))
+        bb.emit_func_output(gv)
+    assert gv.struct_info.dtype == "int64" and [int(d) for d in gv.struct_info.shape] == [3]
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    got = vm["main"](tvm.runtime.tensor(np.zeros((n, m, 2), "float32"))).numpy()
+    np.testing.assert_array_equal(got, np.array([n * m, 2, n], "int64"))
+
+
+def test_shape_to_tensor_needs_a_shape():
+    with pytest.raises(TypeError, match="shape_to_tensor: the argument must be a shape"):
+        _emit(lambda x: R.shape_to_tensor(x), T([2], "int64"))
+
+
+@settings(max_examples=6, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), seed=st.integers(0, 99), keep=st.booleans())
+def test_property_bool_max_min_are_any_all(shape, seed, keep):
+    # bool max/min reduce from False/True (an empty reduction gives them) with unsigned order
+    x = np.random.default_rng(seed).random(shape) < 0.5
+    axis = [len(shape) - 1]
+    got_max = run(lambda a: R.max(a, axis=axis, keepdims=keep), [x])
+    got_min = run(lambda a: R.min(a, axis=axis, keepdims=keep), [x])
+    np.testing.assert_array_equal(got_max, np.any(x, axis=-1, keepdims=keep))
+    np.testing.assert_array_equal(got_min, np.all(x, axis=-1, keepdims=keep))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_reductions_of_nothing_give_the_identity(dtype):
+    x = np.zeros((2, 0, 3), dtype)
+    ident = {"sum": 0, "prod": 1,
+             "max": False if dtype == "bool" else (-np.inf if dtype == "float32" else np.iinfo(dtype).min),
+             "min": True if dtype == "bool" else (np.inf if dtype == "float32" else np.iinfo(dtype).max)}
+    for name, value in ident.items():
+        if dtype == "bool" and name in ("sum", "prod"):
+            continue
+        got = run(lambda a: getattr(R, name)(a, axis=[1]), [x])
+        np.testing.assert_array_equal(got, np.full((2, 3), value, dtype))
+    if dtype == "float32":
+        assert np.isnan(run(lambda a: R.mean(a, axis=[1]), [x])).all()

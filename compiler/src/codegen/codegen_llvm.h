@@ -39,7 +39,8 @@ inline std::string LLType(DataType t) {
     else if (t.bits == 64) s = "double";
     else if (t.bits == 16) s = "half";
     else TVM_FFI_THROW(TypeError) << "codegen: unsupported float width " << int(t.bits);
-  } else if (IsHandle(t)) s = "ptr";
+  } else if (t.code == kDLBfloat && t.bits == 16) s = "bfloat";
+  else if (IsHandle(t)) s = "ptr";
   else TVM_FFI_THROW(TypeError) << "codegen: unsupported dtype " << DTypeToString(t);
   if (t.lanes > 1) return "<" + std::to_string(t.lanes) + " x " + s + ">";
   return s;
@@ -522,9 +523,46 @@ class CodeGen {
     return Val{v, t};
   }
 
+  // bfloat16 values are only converted (to and from float32; other types go through it):
+  // widening is exact (the bits shifted up); narrowing rounds to nearest even with integer
+  // ops, NaN kept quiet, so no compiler-rt conversion routine is needed.
+  static bool IsBF16(DataType t) { return t.code == kDLBfloat && t.bits == 16; }
+  Val BF16ToFloat(const Val& v) {
+    DataType i16 = v.t, i32 = v.t, f32 = v.t;
+    i16.code = kDLInt, i32.code = kDLInt, i32.bits = 32, f32.code = kDLFloat, f32.bits = 32;
+    Val bits = Emit("bitcast " + LLType(v.t) + " " + v.v + " to " + LLType(i16), i16);
+    Val wide = Emit("zext " + LLType(i16) + " " + bits.v + " to " + LLType(i32), i32);
+    Val up = Emit("shl " + LLType(i32) + " " + wide.v + ", " + Const(i32, 16).v, i32);
+    return Emit("bitcast " + LLType(i32) + " " + up.v + " to " + LLType(f32), f32);
+  }
+  Val FloatToBF16(const Val& f, DataType to) {
+    DataType i16 = to, i32 = to, b1 = to;
+    i16.code = kDLInt, i32.code = kDLInt, i32.bits = 32, b1.code = kDLUInt, b1.bits = 1;
+    std::string t32 = LLType(i32);
+    Val bits = Emit("bitcast " + LLType(f.t) + " " + f.v + " to " + t32, i32);
+    Val odd = Emit("and " + t32 + " " + Emit("lshr " + t32 + " " + bits.v + ", " + Const(i32, 16).v, i32).v + ", " +
+                   Const(i32, 1).v, i32);
+    Val bias = Emit("add " + t32 + " " + odd.v + ", " + Const(i32, 0x7FFF).v, i32);
+    Val rounded = Emit("lshr " + t32 + " " + Emit("add " + t32 + " " + bits.v + ", " + bias.v, i32).v + ", " +
+                       Const(i32, 16).v, i32);
+    Val quiet = Emit("or " + t32 + " " + Emit("lshr " + t32 + " " + bits.v + ", " + Const(i32, 16).v, i32).v + ", " +
+                     Const(i32, 0x40).v, i32);
+    Val nan = Emit("fcmp uno " + LLType(f.t) + " " + f.v + ", " + f.v, b1);
+    Val sel = Emit("select " + LLType(b1) + " " + nan.v + ", " + t32 + " " + quiet.v + ", " + t32 + " " + rounded.v, i32);
+    Val low = Emit("trunc " + t32 + " " + sel.v + " to " + LLType(i16), i16);
+    return Emit("bitcast " + LLType(i16) + " " + low.v + " to " + LLType(to), to);
+  }
+
   Val Cast(Val v, DataType to) {
     DataType from = v.t;
     if (from == to) return v;
+    if (IsBF16(from) || IsBF16(to)) {
+      DataType f32 = IsBF16(from) ? from : to;
+      f32.code = kDLFloat, f32.bits = 32, f32.lanes = from.lanes;
+      if (IsBF16(from) && IsBF16(to)) return v;
+      if (IsBF16(from)) return Cast(BF16ToFloat(v), to);
+      return FloatToBF16(Cast(v, f32), to);
+    }
     std::string ft = LLType(from), tt = LLType(to);
     auto cv = [&](const char* op) { return Emit(std::string(op) + " " + ft + " " + v.v + " to " + tt, to); };
     if (IsBool(to)) {
@@ -545,8 +583,17 @@ class CodeGen {
     TVM_FFI_THROW(TypeError) << "codegen: cannot cast " << DTypeToString(from) << " to " << DTypeToString(to);
   }
 
+  /*! \brief bfloat16 is converted only: arithmetic on it is a TypeError naming the fix. */
+  static void RejectBF16(DataType t, const char* what) {
+    if (IsBF16(t)) {
+      TVM_FFI_THROW(TypeError) << "codegen: " << what << " on bfloat16 is not supported (bfloat16 values can "
+                               << "only be converted: cast to float32 to compute)";
+    }
+  }
+
   Val Arith(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t) {
     Val x = Expr(a), y = Expr(b);
+    RejectBF16(x.t, "arithmetic");
     if (IsFloat(x.t)) return Emit(std::string(fop) + fast_math_ + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
     const char* op = IsUInt(x.t) || IsBool(x.t) ? uop : iop;
     return Emit(std::string(op) + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
@@ -554,6 +601,7 @@ class CodeGen {
 
   Val Cmp(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t) {
     Val x = Expr(a), y = Expr(b);
+    RejectBF16(x.t, "comparison");
     std::string op = IsFloat(x.t) ? std::string("fcmp ") + fop
                                   : std::string("icmp ") + (IsUInt(x.t) || IsBool(x.t) ? uop : iop);
     return Emit(op + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
@@ -575,7 +623,33 @@ class CodeGen {
     return Val{s, t};
   }
 
+  // Half precision has no libm entry points, and a half operand passed to the float/double
+  // ones is misread: math functions run in float and round once (as numpy's float16 does).
+  static bool IsHalf(const Val& x) { return IsFloat(x.t) && x.t.bits == 16; }
+  Val Widen(const Val& x) {
+    DataType f = x.t;
+    f.bits = 32;
+    return Emit("fpext " + LLType(x.t) + " " + x.v + " to " + LLType(f), f);
+  }
+  Val Narrow(const Val& y, DataType t) { return Emit("fptrunc " + LLType(y.t) + " " + y.v + " to " + LLType(t), t); }
+
+  /*! \brief A scalar libm function (float or double) of x; sigmoid as 1 / (1 + exp(-x)). */
+  Val LibmCall(const std::string& op, const Val& x, DataType t) {
+    std::string ty = LLType(x.t);
+    if (op == "sigmoid") {
+      Val neg = Emit("fneg " + ty + " " + x.v, x.t);
+      Val ex = Intrinsic("exp", neg);
+      Val one = Const(x.t, 1.0);
+      Val den = Emit("fadd " + ty + " " + one.v + ", " + ex.v, x.t);
+      return Emit("fdiv " + ty + " " + one.v + ", " + den.v, x.t);
+    }
+    std::string fn = op + (x.t.bits == 32 ? "f" : "");
+    Declare(fn, "declare " + ty + " @" + fn + "(" + ty + ")");
+    return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", t);
+  }
+
   virtual Val Intrinsic(const std::string& name, const Val& x) {
+    if (IsHalf(x)) return Narrow(Intrinsic(name, Widen(x)), x.t);
     std::string sfx = (x.t.lanes > 1 ? "v" + std::to_string(x.t.lanes) : "") + (x.t.bits == 32 ? "f32" : "f64");
     std::string ty = LLType(x.t);
     std::string fn = "llvm." + name + "." + sfx;
@@ -590,7 +664,10 @@ class CodeGen {
       if (IsBool(t)) return Val{n->value ? "true" : "false", t};
       return Val{std::to_string(n->value), t};
     }
-    if (auto* n = e.as<FloatImmNode>()) return Val{FloatLiteral(t, n->value), t};
+    if (auto* n = e.as<FloatImmNode>()) {
+      RejectBF16(t, "a constant");
+      return Val{FloatLiteral(t, n->value), t};
+    }
     if (auto* n = e.as<VarNode>()) {
       auto it = vars_.find(n);
       if (it == vars_.end()) TVM_FFI_THROW(ValueError) << "codegen: variable " << std::string(n->name) << " is not bound";
@@ -644,12 +721,14 @@ class CodeGen {
     }
     if (auto* n = e.as<MinNode>()) {
       Val x = Expr(n->a), y = Expr(n->b);
-      Val c = Cmp0(IsFloat(t) ? "fcmp olt" : (IsUInt(t) ? "icmp ult" : "icmp slt"), x, y);
+      RejectBF16(t, "min/max");
+      Val c = Cmp0(IsFloat(t) ? "fcmp olt" : (IsUInt(t) || IsBool(t) ? "icmp ult" : "icmp slt"), x, y);
       return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
     }
     if (auto* n = e.as<MaxNode>()) {
       Val x = Expr(n->a), y = Expr(n->b);
-      Val c = Cmp0(IsFloat(t) ? "fcmp ogt" : (IsUInt(t) ? "icmp ugt" : "icmp sgt"), x, y);
+      RejectBF16(t, "min/max");
+      Val c = Cmp0(IsFloat(t) ? "fcmp ogt" : (IsUInt(t) || IsBool(t) ? "icmp ugt" : "icmp sgt"), x, y);
       return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
     }
     if (auto* n = e.as<EQNode>()) return Cmp("eq", "eq", "oeq", n->a, n->b, t);
@@ -894,30 +973,29 @@ class CodeGen {
     }
     if (op == "pow" && n->args.size() == 2) {
       Val x = Expr(n->args[0]), y = Expr(n->args[1]);
+      DataType rt = t;
+      if (IsHalf(x)) x = Widen(x), y = Widen(y), t = x.t;
       std::string sfx = x.t.bits == 32 ? "f32" : "f64", ty = LLType(x.t);
       Declare("llvm.pow." + sfx, "declare " + ty + " @llvm.pow." + sfx + "(" + ty + ", " + ty + ")");
-      return Emit("call " + ty + " @llvm.pow." + sfx + "(" + ty + " " + x.v + ", " + ty + " " + y.v + ")", t);
+      Val r = Emit("call " + ty + " @llvm.pow." + sfx + "(" + ty + " " + x.v + ", " + ty + " " + y.v + ")", t);
+      return IsHalf(Val{"", rt}) ? Narrow(r, rt) : r;
     }
     static const char* kLibm[] = {"tanh", "sigmoid", "atan", "asin", "acos", "erf", "tan", "sinh", "cosh"};
     for (const char* name : kLibm) {
       if (op == name && n->args.size() == 1) {
         Val x = Expr(n->args[0]);
         if (!IsFloat(x.t) || x.t.lanes != 1) TVM_FFI_THROW(TypeError) << op << " needs a scalar float";
-        std::string ty = LLType(x.t);
-        if (op == "sigmoid") {
-          // 1 / (1 + exp(-x))
-          Val neg = Emit("fneg " + ty + " " + x.v, x.t);
-          Val ex = Intrinsic("exp", neg);
-          Val one = Const(x.t, 1.0);
-          Val den = Emit("fadd " + ty + " " + one.v + ", " + ex.v, x.t);
-          return Emit("fdiv " + ty + " " + one.v + ", " + den.v, x.t);
+        if (IsHalf(x)) {
+          DataType ht = x.t;
+          x = Widen(x);
+          Val r = LibmCall(op, x, x.t);
+          return Narrow(r, ht);
         }
-        std::string fn = op + (x.t.bits == 32 ? "f" : "");
-        Declare(fn, "declare " + ty + " @" + fn + "(" + ty + ")");
-        return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", t);
+        return LibmCall(op, x, t);
       }
     }
     if (op == "abs" && n->args.size() == 1) {
+
       Val x = Expr(n->args[0]);
       if (IsFloat(x.t)) return Intrinsic("fabs", x);
       Val z = Const(x.t, 0);

@@ -24,6 +24,7 @@ PrimExpr Identity(const std::string& combiner, DataType t) {
   if (combiner == "sum") return MakeConst(t, 0);
   if (combiner == "prod") return MakeConst(t, 1);
   bool is_max = combiner == "max";
+  if (IsBool(t)) return IntImm(t, is_max ? 0 : 1);  // max is any(), min is all()
   if (IsFloat(t)) {
     double inf = std::numeric_limits<double>::infinity();
     return FloatImm(t, is_max ? -inf : inf);

@@ -53,6 +53,7 @@ def parse_shapes(text):
 
 def cmd_compile(args):
     from .. import relax
+    from ..ir import transform
 
     if not os.path.isfile(args.model):
         raise CliError("cannot read %s: no such file" % args.model)
@@ -76,8 +77,18 @@ def cmd_compile(args):
         raise CliError(str(err))
     funcs = [f for f in mod.functions.values() if isinstance(f, relax.Function)]
     _progress("imported: %d graph function(s)" % len(funcs))
-    _progress("running the %r pipeline (legalize, schedule)" % args.pipeline)
-    mod = relax.get_pipeline(args.pipeline)(mod)
+    _progress("running the %r pipeline" % args.pipeline)
+
+    class PassProgress(transform.PassInstrument):
+        """Reports each pass as it starts (legalization, fusion and scheduling of big models
+        are the long ones)."""
+
+        def run_before_pass(self, mod, info):
+            if info.name not in ("relax.default", "relax.zero"):
+                _progress("  pass %s" % info.name)
+
+    with transform.PassContext(instruments=[PassProgress()]):
+        mod = relax.get_pipeline(args.pipeline)(mod)
     kernels = len(mod.functions) - len(funcs)
     _progress("compiling %d kernel(s) for %s" % (kernels, args.target))
     ex = relax.build(mod, args.target, pipeline=None)

@@ -76,9 +76,11 @@ class _FunctionCodegen:
         b.emit_call("vm.builtin.check_tensor_info",
                     [b.r(r), b.imm(int(sinfo.ndim)), b.c(tvm_ffi.dtype(str(sinfo.dtype)))
                      if str(sinfo.dtype) != "void" else b.VOID, b.c(ctx)])
-        if not sinfo.shape_known:
-            return
-        dims = list(sinfo.shape)
+        if sinfo.shape_known:
+            self.match_dims(r, list(sinfo.shape), ctx)
+
+    def match_dims(self, r, dims, ctx):
+        """Matches the dims of the tensor or Shape in register `r` against `dims`."""
         pairs, later = [], False
         for d in dims:
             k = None if isinstance(d, _te.IntImm) else expr_key(d)
@@ -271,6 +273,14 @@ class _FunctionCodegen:
         if isinstance(sinfo, _expr.TensorStructInfo):
             self.check_tensor(r, sinfo, "%s: match_cast" % self.name)
             self.compute_ready()
+        elif isinstance(sinfo, _expr.ShapeStructInfo):
+            # a Shape computed at run time (tensor_to_shape): its values bind symbolic vars
+            ctx = "%s: match_cast" % self.name
+            b = self.b
+            b.emit_call("vm.builtin.check_shape_info", [b.r(r), b.imm(int(sinfo.ndim)), b.c(ctx)])
+            if sinfo.values is not None:
+                self.match_dims(r, list(sinfo.values), ctx)
+            self.compute_ready()
 
 
 def _last_uses(bindings, result):
@@ -356,7 +366,8 @@ def build(mod, target=None, pipeline="default", memory_plan=True):
     if pipeline == "default":
         pipeline = get_default_pipeline(target)   # by target kind: GPU targets get dlight
     if pipeline is not None:
-        mod = get_pipeline(pipeline)(mod) if isinstance(pipeline, str) else pipeline(mod)
+        with target:  # passes that size things by the target (DefaultSchedule) read it
+            mod = get_pipeline(pipeline)(mod) if isinstance(pipeline, str) else pipeline(mod)
     bytecode, shape_funcs, stats = vm_codegen(mod, memory_plan)
     prims = {k: f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
     if target.is_device:

@@ -79,6 +79,9 @@ def _numpy_dtype(dtype):
     text = str(dtype)
     if text == "bool":
         return np.bool_
+    if text == "bfloat16":   # numpy's bfloat16 is ml_dtypes' (installed with onnx / jax)
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(text)
 
 

@@ -13,9 +13,13 @@ from .._compiler_guard import require_compiler
 
 require_compiler("tvm.target")
 
+import threading
+
 from tvm_ffi import register_object
 
 from ..ir import Node, _api
+
+_SCOPE = threading.local()
 
 
 @register_object("target.Target")
@@ -42,6 +46,45 @@ class Target(Node):
         else:
             self.__init_handle_by_constructor__(_api("target.TargetWithHost"),
                                                 _api("target.Target")(target), Target(host))
+
+    # ---- `with Target(...)`: the target passes consult (TVM's Target.current) ----
+    def __enter__(self):
+        if not hasattr(_SCOPE, "stack"):
+            _SCOPE.stack = []
+        _SCOPE.stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _SCOPE.stack.pop()
+
+    @staticmethod
+    def current(allow_none=True):
+        """The innermost target entered with `with`, or None (a ValueError when
+        allow_none=False)."""
+        stack = getattr(_SCOPE, "stack", [])
+        if stack:
+            return stack[-1]
+        if not allow_none:
+            raise ValueError("Target.current: no target is in scope (use `with Target(...)`)")
+        return None
+
+    @property
+    def fp32_lanes(self):
+        """float32 lanes of the CPU target's widest vector unit (16 with AVX-512, 8 with AVX,
+        4 otherwise: NEON, SSE): what schedules size their register tiles by. The host's
+        features when the target names no CPU of its own; a named x86-64 CPU without -mattr
+        counts as AVX2."""
+        features, triple = self.mattr, self.mtriple
+        if not self.mcpu and not features:
+            import llvmlite.binding as llvm
+
+            if not triple or triple == llvm.get_process_triple():
+                features = llvm.get_host_cpu_features().flatten()
+        if "+avx512f" in features:
+            return 16
+        if "+avx" in features or (not features and (not triple or triple.startswith("x86_64"))):
+            return 8  # a named x86-64 CPU without -mattr: assume AVX2, the common floor
+        return 4
 
     @property
     def kind_name(self):

@@ -148,6 +148,43 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     }
   });
 
+  // tensor_to_shape(t): the values of a 1-d integer tensor in host memory as a Shape (the
+  // lowering of relax.tensor_to_shape); a match_cast then binds its symbolic dimensions.
+  RegisterRuntimeGlobal("vm.builtin.tensor_to_shape", [](ffi::AnyView value) {
+    const DLTensor* t = AsDLTensor(value);
+    TVM_FFI_CHECK(t != nullptr, TypeError)
+        << "tensor_to_shape: expected a Tensor, got `" << value.GetTypeKey() << "`";
+    TVM_FFI_CHECK(t->ndim == 1, ValueError) << "tensor_to_shape: the tensor must be 1-d, got " << t->ndim << "-d";
+    TVM_FFI_CHECK(t->device.device_type == kDLCPU, ValueError) << "tensor_to_shape: the tensor must be on the CPU";
+    DLDataType dt = t->dtype;
+    TVM_FFI_CHECK((dt.code == kDLInt || dt.code == kDLUInt) && dt.lanes == 1 &&
+                      (dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64),
+                  TypeError)
+        << "tensor_to_shape: the tensor must have an integer dtype, got " << DTypeToString(dt);
+    const char* base = static_cast<const char*>(t->data) + t->byte_offset;
+    int64_t stride = t->strides ? t->strides[0] : 1;
+    std::vector<int64_t> dims(static_cast<size_t>(t->shape[0]));
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const char* p = base + static_cast<int64_t>(i) * stride * (dt.bits / 8);
+      int64_t v = 0;
+      if (dt.bits == 64) std::memcpy(&v, p, 8);
+      else if (dt.bits == 32) { int32_t w; std::memcpy(&w, p, 4); v = dt.code == kDLInt ? w : static_cast<uint32_t>(w); }
+      else if (dt.bits == 16) { int16_t w; std::memcpy(&w, p, 2); v = dt.code == kDLInt ? w : static_cast<uint16_t>(w); }
+      else { int8_t w; std::memcpy(&w, p, 1); v = dt.code == kDLInt ? w : static_cast<uint8_t>(w); }
+      dims[i] = v;
+    }
+    return ffi::Shape(dims);
+  });
+
+  // shape_to_tensor(s): a Shape's values as a new 1-d int64 host tensor (the lowering of
+  // relax.shape_to_tensor; ONNX Shape of a tensor with symbolic dimensions).
+  RegisterRuntimeGlobal("vm.builtin.shape_to_tensor", [](const ffi::Shape& shape) {
+    ffi::Tensor out = runtime::Empty({static_cast<int64_t>(shape.size())}, DLDataType{kDLInt, 64, 1},
+                                     DLDevice{kDLCPU, 0});
+    if (shape.size()) std::memcpy(out->data, shape.data(), shape.size() * sizeof(int64_t));
+    return out;
+  });
+
   // ---- checks ----
   RegisterRuntimeGlobal("vm.builtin.check_tensor_info", [](ffi::AnyView value, int64_t ndim,
                                                            std::optional<DLDataType> dtype,

@@ -1,8 +1,9 @@
 /*
- * Convolutions (conv1d, conv2d: strides, padding, dilation, groups, layouts) and pooling
- * (max/avg pool 1d/2d with ceil_mode, adaptive average pool 1d/2d). Attributes as TVM's:
+ * Convolutions (conv1d/2d/3d: strides, padding, dilation, groups, layouts) and pooling
+ * (max/avg pool 1d/2d/3d with ceil_mode, adaptive average pool 1d/2d/3d). Attributes as TVM's:
  * padding is (before..., after...) per spatial dimension once the constructor has expanded
- * it; layouts are permutations of the canonical NCW/NCHW (data) and OIW/OIHW (kernel).
+ * it; layouts are permutations of the canonical NCW/NCHW/NCDHW (data) and OIW/OIHW/OIDHW
+ * (kernel).
  */
 #include "op_common.h"
 
@@ -10,8 +11,8 @@ namespace tvm {
 namespace relax {
 namespace {
 
-const char* kDataCanon[] = {"", "NCW", "NCHW"};
-const char* kKernelCanon[] = {"", "OIW", "OIHW"};
+const char* kDataCanon[] = {"", "NCW", "NCHW", "NCDHW"};
+const char* kKernelCanon[] = {"", "OIW", "OIHW", "OIDHW"};
 
 /*! \brief Output extent of a sliding window: floor((in + pads - dil*(k-1) - 1 [+ s-1]) / s) + 1. */
 PrimExpr WindowOut(PrimExpr in, int64_t pad, PrimExpr k, int64_t dil, int64_t stride, bool ceil_mode) {
@@ -129,12 +130,18 @@ StructInfo InferAdaptivePool(const CallNode* call, int nsp) {
 TVM_FFI_STATIC_INIT_BLOCK() {
   TVM_RELAX_REGISTER_OP("relax.nn.conv1d", kOutEWiseFusable, [](const CallNode* c) { return InferConv(c, 1); }, 2);
   TVM_RELAX_REGISTER_OP("relax.nn.conv2d", kOutEWiseFusable, [](const CallNode* c) { return InferConv(c, 2); }, 2);
+  TVM_RELAX_REGISTER_OP("relax.nn.conv3d", kOutEWiseFusable, [](const CallNode* c) { return InferConv(c, 3); }, 2);
   for (const char* name : {"relax.nn.max_pool1d", "relax.nn.avg_pool1d"}) {
     TVM_RELAX_REGISTER_OP(name, kOutEWiseFusable, [](const CallNode* c) { return InferPool(c, 1); }, 1);
   }
   for (const char* name : {"relax.nn.max_pool2d", "relax.nn.avg_pool2d"}) {
     TVM_RELAX_REGISTER_OP(name, kOutEWiseFusable, [](const CallNode* c) { return InferPool(c, 2); }, 1);
   }
+  for (const char* name : {"relax.nn.max_pool3d", "relax.nn.avg_pool3d"}) {
+    TVM_RELAX_REGISTER_OP(name, kOutEWiseFusable, [](const CallNode* c) { return InferPool(c, 3); }, 1);
+  }
+  TVM_RELAX_REGISTER_OP("relax.nn.adaptive_avg_pool3d", kOutEWiseFusable,
+                        [](const CallNode* c) { return InferAdaptivePool(c, 3); }, 1);
   TVM_RELAX_REGISTER_OP("relax.nn.adaptive_avg_pool1d", kOutEWiseFusable,
                         [](const CallNode* c) { return InferAdaptivePool(c, 1); }, 1);
   TVM_RELAX_REGISTER_OP("relax.nn.adaptive_avg_pool2d", kOutEWiseFusable,

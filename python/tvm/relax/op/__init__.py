@@ -225,6 +225,17 @@ def full_like(x, fill_value, dtype=None):
     return _call("full_like", [x, _fill(fill_value, dtype if dtype is not None else None)], {"dtype": _dt(dtype)})
 
 
+def tensor_to_shape(x):
+    """The values of 1-d integer tensor `x` (of static length) as a Shape, read at run time;
+    `bb.match_cast(R.tensor_to_shape(t), ShapeStructInfo([n]))` binds symbolic n to them."""
+    return _call("tensor_to_shape", [x])
+
+
+def shape_to_tensor(shape):
+    """A Shape (e.g. a ShapeExpr of symbolic dimensions) as a 1-d int64 tensor."""
+    return _call("shape_to_tensor", [shape])
+
+
 def arange(start, end=None, step=1, dtype=None):
     """[start, end) by step; one argument is the end. dtype: int64 for int arguments, else
     float32 (TVM's default)."""

@@ -92,6 +92,13 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
                  kernel_layout, out_layout, out_dtype)
 
 
+def conv3d(data, weight, strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1,
+           data_layout="NCDHW", kernel_layout="OIDHW", out_layout=None, out_dtype=None):
+    """3-d convolution (TVM's relax.op.nn.conv3d); padding: int, (d, h, w) or 6 values."""
+    return _conv(3, "conv3d", data, weight, strides, padding, dilation, groups, data_layout,
+                 kernel_layout, out_layout, out_dtype)
+
+
 def _pool(nsp, name, data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad,
           layout, out_layout):
     return _call(name, [data], {
@@ -125,6 +132,18 @@ def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=
                  count_include_pad, layout, out_layout)
 
 
+def max_pool3d(data, pool_size=(1, 1, 1), strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1),
+               ceil_mode=False, count_include_pad=False, layout="NCDHW", out_layout=None):
+    return _pool(3, "max_pool3d", data, pool_size, strides, padding, dilation, ceil_mode,
+                 count_include_pad, layout, out_layout)
+
+
+def avg_pool3d(data, pool_size=(1, 1, 1), strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1),
+               ceil_mode=False, count_include_pad=False, layout="NCDHW", out_layout=None):
+    return _pool(3, "avg_pool3d", data, pool_size, strides, padding, dilation, ceil_mode,
+                 count_include_pad, layout, out_layout)
+
+
 def _adaptive(nsp, name, data, output_size, layout, out_layout):
     if output_size is not None:
         output_size = _tuple(output_size, nsp, "output_size")
@@ -139,6 +158,10 @@ def adaptive_avg_pool1d(data, output_size=None, layout="NCW", out_layout=None):
 def adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None):
     """Global average pooling is output_size=1."""
     return _adaptive(2, "adaptive_avg_pool2d", data, output_size, layout, out_layout)
+
+
+def adaptive_avg_pool3d(data, output_size=None, layout="NCDHW", out_layout=None):
+    return _adaptive(3, "adaptive_avg_pool3d", data, output_size, layout, out_layout)
 
 
 # ---------------------------------------------------------------- normalization, dropout, pad

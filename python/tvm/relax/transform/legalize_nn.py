@@ -6,14 +6,19 @@ from ... import topi
 from ...topi import activation, creation, indexing, nn_conv, normalization, pooling
 from ...topi._layout import transpose_from, transpose_to
 from .. import expr as _expr
+from .legalize_f16 import in_float32
 from .legalize_ops import _attr, register_legalize
 
-_DATA = {1: "NCW", 2: "NCHW"}
-_KERNEL = {1: "OIW", 2: "OIHW"}
+_DATA = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+_KERNEL = {1: "OIW", 2: "OIHW", 3: "OIDHW"}
 
 
 def _ints(v):
     return None if v is None else [int(a) for a in v]
+
+
+def _is_f16(x):
+    return str(x.struct_info.dtype) == "float16"
 
 
 def _conv_legalize(nsp):
@@ -25,27 +30,35 @@ def _conv_legalize(nsp):
         strides, padding = _ints(_attr(call, "strides")), _ints(_attr(call, "padding"))
         dilation, groups = _ints(_attr(call, "dilation")), int(_attr(call, "groups", 1))
 
+        res = str(call.struct_info.dtype)
+        # float16 data accumulates in float32 (in_float32), then becomes the result type
+        acc = None if od is None or (res == "float16" and _is_f16(call.args[0])) else str(od)
+
         weight = call.args[1]
         if groups == 1 and isinstance(weight, _expr.Constant) and _out_channels(weight, kl) >= CHANNELS_LAST_MIN_O:
             # Constant weight: transposed once, here, to (*kernel, I, O), and the convolution
             # computed channels-last (nn_conv.conv_channels_last), whose register tile runs
             # over (last spatial, O) like a matmul's. The input's layout change rides on the
             # padding copy; the output goes back to `ol` in a stage DefaultSchedule inlines.
+            # (A float16 weight is widened here too, not in every call.)
             spatial = _KERNEL[nsp][2:]
             w = weight.data.numpy().transpose([kl.index(c) for c in spatial + "IO"])
+            if _is_f16(call.args[0]) and str(w.dtype) == "float16":
+                w = w.astype("float32")
             last = "N" + spatial + "C"
 
             def te_conv_cl(x, w):
                 padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
-                out = nn_conv.conv_channels_last(padded, w, strides, dilation, None if od is None else str(od))
+                out = nn_conv.conv_channels_last(padded, w, strides, dilation, acc)
                 return transpose_from(out, last, ol)
-            return bb.call_te(te_conv_cl, call.args[0], _expr.const(w), primfunc_name_hint="conv%dd" % nsp)
+            return bb.call_te(in_float32(te_conv_cl, res), call.args[0], _expr.const(w),
+                              primfunc_name_hint="conv%dd" % nsp)
 
         def te_conv(x, w):
             out = nn_conv.conv(transpose_to(x, dl, _DATA[nsp]), transpose_to(w, kl, _KERNEL[nsp]),
-                               strides, padding, dilation, groups, None if od is None else str(od))
+                               strides, padding, dilation, groups, acc)
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(te_conv, call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
+        return bb.call_te(in_float32(te_conv, res), call.args[0], call.args[1], primfunc_name_hint="conv%dd" % nsp)
     return legalize
 
 
@@ -70,7 +83,8 @@ def _pool_legalize(nsp, kind):
         def te_pool(x):
             out = pooling.pool(transpose_to(x, layout, _DATA[nsp]), kind, **args)
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(te_pool, call.args[0], primfunc_name_hint="%s_pool%dd" % (kind, nsp))
+        fn = in_float32(te_pool) if kind == "avg" else te_pool
+        return bb.call_te(fn, call.args[0], primfunc_name_hint="%s_pool%dd" % (kind, nsp))
     return legalize
 
 
@@ -83,11 +97,11 @@ def _adaptive_legalize(nsp):
         def te_pool(x):
             out = pooling.adaptive_avg_pool(transpose_to(x, layout, _DATA[nsp]), size)
             return transpose_from(out, _DATA[nsp], ol)
-        return bb.call_te(te_pool, call.args[0], primfunc_name_hint="adaptive_avg_pool%dd" % nsp)
+        return bb.call_te(in_float32(te_pool), call.args[0], primfunc_name_hint="adaptive_avg_pool%dd" % nsp)
     return legalize
 
 
-for _n in (1, 2):
+for _n in (1, 2, 3):
     register_legalize("relax.nn.conv%dd" % _n, _conv_legalize(_n))
     register_legalize("relax.nn.max_pool%dd" % _n, _pool_legalize(_n, "max"))
     register_legalize("relax.nn.avg_pool%dd" % _n, _pool_legalize(_n, "avg"))
@@ -97,7 +111,7 @@ del _n
 
 @register_legalize("relax.nn.batch_norm")
 def _batch_norm(bb, call):
-    return bb.call_te(normalization.batch_norm, *call.args, axis=int(_attr(call, "axis", 1)),
+    return bb.call_te(in_float32(normalization.batch_norm), *call.args, axis=int(_attr(call, "axis", 1)),
                       epsilon=float(_attr(call, "epsilon", 1e-5)), center=bool(_attr(call, "center", True)),
                       scale=bool(_attr(call, "scale", True)), momentum=float(_attr(call, "momentum", 0.1)),
                       training=bool(_attr(call, "training", True)), primfunc_name_hint="batch_norm")

@@ -6,6 +6,7 @@ from ... import topi
 from ...ir import IRModule
 from .. import expr as _expr
 from ..block_builder import BlockBuilder
+from .legalize_f16 import in_float32
 
 LEGALIZE = {}
 
@@ -62,7 +63,21 @@ def _astype(bb, call):
 @register_legalize("relax.matmul")
 def _matmul(bb, call):
     od = _attr(call, "out_dtype")
-    return bb.call_te(topi.matmul, call.args[0], call.args[1], out_dtype=None if od is None else str(od))
+    return bb.call_te(in_float32(topi.matmul, str(call.struct_info.dtype)), call.args[0], call.args[1],
+                      out_dtype=None if od is None else str(od))
+
+
+@register_legalize("relax.tensor_to_shape")
+def _tensor_to_shape(bb, call):
+    # not a kernel: the VM builtin reads the tensor's values into a Shape (as TVM lowers it)
+    return _expr.Call(_expr.ExternFunc("vm.builtin.tensor_to_shape"), [call.args[0]], None,
+                      [call.struct_info])
+
+
+@register_legalize("relax.shape_to_tensor")
+def _shape_to_tensor(bb, call):
+    return _expr.Call(_expr.ExternFunc("vm.builtin.shape_to_tensor"), [call.args[0]], None,
+                      [call.struct_info])
 
 
 @register_legalize("relax.reshape")
@@ -110,7 +125,10 @@ def _reduce_legalize(name):
         axis = _attr(call, "axis")
         if axis is not None and not isinstance(axis, int):
             axis = [int(a) for a in axis]
-        return bb.call_te(getattr(topi, name), call.args[0], axis=axis,
+        fn = getattr(topi, name)
+        # max/min are exact in half precision; sum, mean and prod accumulate
+        fn = fn if name in ("max", "min") else in_float32(fn)
+        return bb.call_te(fn, call.args[0], axis=axis,
                           keepdims=bool(_attr(call, "keepdims", False)), primfunc_name_hint=name)
     return legalize
 
@@ -121,18 +139,18 @@ for _name in ("sum", "mean", "max", "min", "prod"):
 
 @register_legalize("relax.nn.softmax")
 def _softmax(bb, call):
-    return bb.call_te(topi.softmax, call.args[0], axis=int(_attr(call, "axis", -1)))
+    return bb.call_te(in_float32(topi.softmax), call.args[0], axis=int(_attr(call, "axis", -1)))
 
 
 @register_legalize("relax.nn.log_softmax")
 def _log_softmax(bb, call):
-    return bb.call_te(topi.log_softmax, call.args[0], axis=int(_attr(call, "axis", -1)))
+    return bb.call_te(in_float32(topi.log_softmax), call.args[0], axis=int(_attr(call, "axis", -1)))
 
 
 @register_legalize("relax.nn.layer_norm")
 def _layer_norm(bb, call):
     axes = [int(a) for a in _attr(call, "axes", [-1])]
-    return bb.call_te(topi.layer_norm, *call.args, axes=axes, epsilon=float(_attr(call, "epsilon", 1e-5)))
+    return bb.call_te(in_float32(topi.layer_norm), *call.args, axes=axes, epsilon=float(_attr(call, "epsilon", 1e-5)))
 
 
 del _name

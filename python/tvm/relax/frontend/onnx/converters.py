@@ -57,11 +57,11 @@ def register(*names):
 
 
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                    "uint64", "float32", "float64")
+                    "uint64", "float16", "bfloat16", "float32", "float64")
 
 
 def _supported_dtype(np_dtype, what):
-    """The dtype name, or NotImplementedError naming it (float16/bfloat16/float8/int4, strings)."""
+    """The dtype name, or NotImplementedError naming it (float8/int4, strings)."""
     try:
         name = str(np.dtype(np_dtype))
     except TypeError:
@@ -366,11 +366,15 @@ def _prod(dims):
 class Shape(Converter):
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
-        shape = ctx.static_shape(inputs[0])
-        if shape is None:
-            raise NotImplementedError("Shape of a tensor with dynamic dimensions")
         start, end = attrs.get("start", 0), attrs.get("end", None)
-        return np.array(shape[start:end], dtype="int64")
+        shape = ctx.static_shape(inputs[0])
+        if shape is not None:
+            return np.array(shape[start:end], dtype="int64")
+        dims = ctx.shape_of(inputs[0])
+        if dims is None:
+            raise NotImplementedError("Shape of a tensor of unknown rank")
+        # symbolic dimensions: their run-time values (the VM's shape heap) as a tensor
+        return R.shape_to_tensor(_expr.ShapeExpr(dims[start:end]))
 
 
 @register("Constant")
@@ -403,10 +407,30 @@ class ConstantOfShape(Converter):
 class Range(Converter):
     @classmethod
     def _impl_v11(cls, ctx, inputs, attrs):
-        if not ctx.all_const():
-            raise NotImplementedError("Range with bounds computed at run time")
-        start, limit, delta = (c.reshape(()) for c in ctx.consts)
-        return np.arange(start, limit, delta, dtype=start.dtype)
+        if ctx.all_const():
+            start, limit, delta = (c.reshape(()) for c in ctx.consts)
+            return np.arange(start, limit, delta, dtype=start.dtype)
+        return cls._at_run_time(ctx, *inputs[:3])
+
+    @classmethod
+    def _at_run_time(cls, ctx, start, limit, delta):
+        """Bounds known only at run time: the length max(ceil((limit - start) / delta), 0) is
+        computed by kernels, read into a Shape (tensor_to_shape) and bound to a new symbolic
+        variable by match_cast; the output is start + arange(n) * delta (ONNX's definition)."""
+        from ....tir import Var
+
+        dt = ctx.dtype_of(start)
+        diff = R.subtract(limit, start)
+        if not dt.startswith("float"):   # integer bounds: an exact ceil division via float64
+            diff, step = R.astype(diff, "float64"), R.astype(delta, "float64")
+        else:
+            step = delta
+        count = R.astype(R.ceil(R.divide(diff, step)), "int64")
+        count = R.reshape(R.maximum(count, _expr.const(np.array(0, "int64"))), [1])
+        n = Var("%s_len" % (ctx.node.output[0] or "range"), "int64")
+        shape = ctx.bb.emit(R.tensor_to_shape(count))
+        ctx.bb.match_cast(shape, _expr.ShapeStructInfo([n]))
+        return R.add(start, R.multiply(R.arange(0, n, 1, dtype=dt), delta))
 
 
 @register("Reshape")

@@ -8,6 +8,7 @@ import numpy as np
 from ... import expr as _expr
 from ... import op as R
 from .converters import Converter, _ints, _np, register
+from .run_time_bounds import pad_at_run_time, slice_at_run_time
 
 
 def _auto_pad(ctx, x, attrs, kernel, strides, dilations):
@@ -53,12 +54,10 @@ class Conv(Converter):
         dil = _ints(attrs.get("dilations", [1] * nsp))
         pads = _auto_pad(ctx, x, attrs, kernel, strides, dil)
         groups = int(attrs.get("group", 1))
-        if nsp == 2:
-            out = R.nn.conv2d(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
-        elif nsp == 1:
-            out = R.nn.conv1d(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
-        else:
-            raise NotImplementedError("Conv with %d spatial dimensions (1 and 2 are supported)" % nsp)
+        fn = {1: R.nn.conv1d, 2: R.nn.conv2d, 3: R.nn.conv3d}.get(nsp)
+        if fn is None:
+            raise NotImplementedError("Conv with %d spatial dimensions (1, 2 and 3 are supported)" % nsp)
+        out = fn(x, w, strides=strides, padding=pads, dilation=dil, groups=groups)
         if len(inputs) > 2 and inputs[2] is not None:
             bias = inputs[2]
             if ctx.consts[2] is not None:
@@ -75,9 +74,15 @@ class BatchNormalization(Converter):
 
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
+        eps = attrs.get("epsilon", 1e-5)
         if attrs.get("training_mode", 0):
-            raise NotImplementedError("BatchNormalization in training mode")
-        out = R.nn.batch_norm(*inputs[:5], axis=1, epsilon=attrs.get("epsilon", 1e-5), training=False)
+            # batch statistics (population variance); ONNX's running = running * momentum +
+            # batch * (1 - momentum) is TVM's with momentum 1 - momentum
+            out = ctx.bb.emit(R.nn.batch_norm(*inputs[:5], axis=1, epsilon=eps,
+                                              momentum=1.0 - attrs.get("momentum", 0.9), training=True))
+            n = len([o for o in ctx.node.output if o])
+            return tuple(_expr.TupleGetItem(out, i) for i in range(min(n, 3)))
+        out = R.nn.batch_norm(*inputs[:5], axis=1, epsilon=eps, training=False)
         return _expr.TupleGetItem(ctx.bb.emit(out), 0)
 
 
@@ -148,9 +153,19 @@ class Pad(Converter):
     @classmethod
     def _impl_v11(cls, ctx, inputs, attrs):
         pads = _np(ctx, 1)
-        if pads is None:
-            raise NotImplementedError("Pad with pads computed at run time")
         value = _np(ctx, 2) if len(inputs) > 2 and inputs[2] is not None else None
+        if pads is None:
+            axes = None
+            if len(inputs) > 3 and inputs[3] is not None:
+                axes = _np(ctx, 3)
+                if axes is None:
+                    raise NotImplementedError("Pad with axes computed at run time")
+            dt = ctx.dtype_of(inputs[0])
+            if value is not None or len(inputs) <= 2 or inputs[2] is None:
+                v = _expr.const(np.asarray(0 if value is None else value).reshape(()).astype(dt))
+            else:
+                v = R.reshape(inputs[2], [])
+            return pad_at_run_time(ctx, inputs[0], inputs[1], v, attrs.get("mode", "constant"), axes)
         pads = [int(p) for p in pads]
         if len(inputs) > 3 and inputs[3] is not None:
             axes = _np(ctx, 3)
@@ -232,12 +247,12 @@ class Slice(Converter):
     @classmethod
     def _impl_v10(cls, ctx, inputs, attrs):
         vals = [_np(ctx, k) if len(inputs) > k and inputs[k] is not None else None for k in range(1, 5)]
-        for k, v in enumerate(vals[:2]):
-            if v is None:
-                raise NotImplementedError("Slice bounds computed at run time")
-        for k in (2, 3):
-            if len(inputs) > k + 1 and inputs[k + 1] is not None and vals[k] is None:
-                raise NotImplementedError("Slice axes/steps computed at run time")
+        if len(inputs) > 3 and inputs[3] is not None and vals[2] is None:
+            raise NotImplementedError("Slice axes computed at run time")
+        steps_at_run_time = len(inputs) > 4 and inputs[4] is not None and vals[3] is None
+        if vals[0] is None or vals[1] is None or steps_at_run_time:
+            return slice_at_run_time(ctx, inputs[0], inputs[1], inputs[2], vals[2],
+                                     inputs[4] if steps_at_run_time else vals[3])
         return cls._go(ctx, inputs[0], vals[0], vals[1], vals[2], vals[3])
 
 
