@@ -355,8 +355,9 @@ def build(mod, target=None, pipeline="default", memory_plan=True):
     """Compiles a Relax IRModule: the pipeline ("default": relax.get_default_pipeline(target),
     which schedules kernels for the target's kind; another name: relax.get_pipeline(name); or
     a pass), then kernels and bytecode. For a GPU target ("cuda -arch=sm_80") the kernels are
-    in a CUDA module imported by the host library and the VM runs on tvm.cuda(). Returns a VMExecutable. memory_plan=False gives every call_tir output its own
-    allocation (no storage sharing; for comparison and debugging)."""
+    in a CUDA module imported by the host library and the VM runs on tvm.cuda(). Returns a
+    VMExecutable. memory_plan=False gives every call_tir output its own allocation (no
+    storage sharing; for comparison and debugging)."""
     from .pipeline import get_default_pipeline, get_pipeline
     from ..target import Target
 

@@ -130,25 +130,6 @@ class Target(Node):
             flags.append("fast" if key == "fast-math" else key[len("fast-math-"):])
         return ",".join(flags)
 
-    # `with Target("cuda"):` makes it the current target (TVM's Target.current), which passes
-    # that take no target argument read: dlight.ApplyDefaultSchedule.
-    _scope = []
-
-    def __enter__(self):
-        Target._scope.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        Target._scope.pop()
-
-    @staticmethod
-    def current(allow_none=True):
-        if Target._scope:
-            return Target._scope[-1]
-        if not allow_none:
-            raise ValueError("no current target: use `with tvm.target.Target(...):`")
-        return None
-
     def __str__(self):
         return str(_api("target.TargetStr")(self))
 
