@@ -47,7 +47,7 @@ def _total_sum(n):
 
 
 def test_needs_a_target():
-    with pytest.raises(ValueError, match="no current target"):
+    with pytest.raises(ValueError, match="no target is in scope"):
         dl.ApplyDefaultSchedule(dl.gpu.Fallback())(IRModule({"main": _total_sum(8)}))
 
 
