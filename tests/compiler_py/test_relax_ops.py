@@ -787,3 +787,18 @@ def test_reductions_of_nothing_give_the_identity(dtype):
         np.testing.assert_array_equal(got, np.full((2, 3), value, dtype))
     if dtype == "float32":
         assert np.isnan(run(lambda a: R.mean(a, axis=[1]), [x])).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(lead=st.lists(st.integers(1, 5), min_size=1, max_size=3), k=st.integers(1, 40),
+       n=st.sampled_from([16, 32, 48, 64, 20, 1]), symbolic=st.booleans(), seed=st.integers(0, 1000))
+def test_property_matmul_constant_weight(lead, k, n, symbolic, seed):
+    """A constant (K, N) right operand is packed for the register tile at legalization
+    (N a multiple of the tile's columns; otherwise the plain kernel): numpy's values for any
+    leading shape, static or symbolic rows."""
+    rng = np.random.default_rng(seed)
+    a, b = rand(rng, lead + [k]), rand(rng, [k, n])
+    dims = [tir.Var("m", "int64")] + lead[1:] if symbolic else lead
+    x = relax.Var("x", relax.TensorStructInfo(dims + [k], "float32"))
+    vm = _build([x], lambda v: R.matmul(v, relax.const(b)))
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(a)).numpy(), a @ b, rtol=1e-4, atol=1e-4)

@@ -3,6 +3,7 @@ definition (tvm.topi), added to the module. Operators keep their C++ inference; 
 legalization of each is registered here by name (TVM's FLegalize)."""
 
 from ... import topi
+from ...topi import matmul_packed
 from ...ir import IRModule
 from .. import expr as _expr
 from ..block_builder import BlockBuilder
@@ -63,8 +64,37 @@ def _astype(bb, call):
 @register_legalize("relax.matmul")
 def _matmul(bb, call):
     od = _attr(call, "out_dtype")
-    return bb.call_te(in_float32(topi.matmul, str(call.struct_info.dtype)), call.args[0], call.args[1],
+    res = str(call.struct_info.dtype)
+    packed = _packed_weight(call)
+    if packed is not None:
+        return bb.call_te(in_float32(matmul_packed.matmul_packed, res), call.args[0], packed,
+                          out_dtype=None if od is None else str(od), primfunc_name_hint="matmul")
+    return bb.call_te(in_float32(topi.matmul, res), call.args[0], call.args[1],
                       out_dtype=None if od is None else str(od))
+
+
+def _packed_weight(call):
+    """A constant 2-d float32 right operand, packed (N / cols, K, cols) for the CPU register
+    tile DefaultSchedule will give the product (same tile_shape, same target), so the tile
+    streams its weights contiguously; None when it does not apply (GPU targets, other
+    dtypes, N not a multiple of the tile's columns)."""
+    from ...target import Target
+    from .default_schedule import tile_shape
+
+    b, a_sinfo = call.args[1], call.args[0].struct_info
+    target = Target.current()
+    if target is not None and target.is_device:
+        return None
+    if not isinstance(b, _expr.Constant) or b.struct_info.ndim != 2 or str(b.struct_info.dtype) != "float32" \
+            or str(a_sinfo.dtype) != "float32" or a_sinfo.ndim < 2 or not a_sinfo.shape_known:
+        return None
+    m = a_sinfo.shape[-2]
+    ext_i = int(m.value) if hasattr(m, "value") else None
+    n = int(b.struct_info.shape[1].value)
+    _, cols = tile_shape((target or Target("llvm")).fp32_lanes, ext_i, n)
+    if n % cols:
+        return None
+    return _expr.const(matmul_packed.pack_weight(b.data.numpy(), cols))
 
 
 @register_legalize("relax.tensor_to_shape")
