@@ -252,10 +252,11 @@ class Slice(Converter):
 
     @classmethod
     def _impl_v10(cls, ctx, inputs, attrs):
-        vals = [_np(ctx, k) if len(inputs) > k and inputs[k] is not None else None for k in range(1, 5)]
-        if len(inputs) > 3 and inputs[3] is not None and vals[2] is None:
+        given = [len(ctx.node.input) > k and bool(ctx.node.input[k]) for k in range(5)]
+        vals = [_np(ctx, k) if given[k] else None for k in range(1, 5)]
+        if given[3] and vals[2] is None:
             raise NotImplementedError("Slice axes computed at run time")
-        steps_at_run_time = len(inputs) > 4 and inputs[4] is not None and vals[3] is None
+        steps_at_run_time = given[4] and vals[3] is None
         starts, ends = dims_of(ctx, 1), dims_of(ctx, 2)
         if (vals[0] is None or vals[1] is None) and None not in (starts, ends) and not steps_at_run_time:
             # symbolic bounds (shape_values.py): strided_slice takes them as they are

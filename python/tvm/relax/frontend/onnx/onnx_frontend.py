@@ -160,7 +160,7 @@ class GraphImporter:
         try:
             out = shape_values.propagate(ctx, attrs)
             if out is None:
-                out = impl(ctx, [self.value(i) if i else None for i in node.input], attrs)
+                out = impl(ctx, _Inputs(self, node.input), attrs)
         except (ValueError, TypeError, NotImplementedError) as err:
             raise type(err)("from_onnx: node %s (%s): %s" % (node.name or "?", node.op_type, err)) from err
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
@@ -182,6 +182,24 @@ class GraphImporter:
                 if not isinstance(value, (_expr.Var, _expr.Constant)):
                     value = self.bb.emit(value, _clean(name))
                 self.values[name] = value
+
+
+class _Inputs(list):
+    """A node's input expressions, resolved when read: a shape value that a converter only
+    reads through ctx.shape_value / dims_of (Reshape's target, ...) never becomes a tensor."""
+
+    def __init__(self, importer, names):
+        super().__init__(names)
+        self._importer = importer
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        name = super().__getitem__(i)
+        return self._importer.value(name) if name else None
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self)))
 
 
 class _Ctx:
