@@ -215,7 +215,8 @@ def propagate(ctx, attrs):
     if op == "Shape":
         sym = ctx.shape_value(0)
         if sym is not None:  # the shape of a shape value: its length, without materializing it
-            return np.array([] if sym.scalar else [len(sym.elems)], "int64")[attrs.get("start", 0):attrs.get("end")]
+            dims = np.array([] if sym.scalar else [len(sym.elems)], "int64")
+            return dims[attrs.get("start", 0):attrs.get("end")]
         out = _shape(ctx, attrs) if ctx.static_shape(ctx.input(0)) is None else None
     elif op in _RULES:
         tracked = ctx.importer.shape_values
