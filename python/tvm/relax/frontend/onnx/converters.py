@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import expr as _expr
 from ... import op as R
-
+from .shape_values import dims_of, reshape_dims
 
 
 class OnnxOpError(NotImplementedError):
@@ -396,11 +396,13 @@ class ConstantOfShape(Converter):
     @classmethod
     def _impl_v9(cls, ctx, inputs, attrs):
         from onnx import numpy_helper
-        shape = ctx.consts[0]
+        shape = dims_of(ctx, 0)
         if shape is None:
             raise NotImplementedError("ConstantOfShape of a shape computed at run time")
         value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, "float32")
-        return np.full([int(s) for s in shape], value.reshape(-1)[0], dtype=value.dtype)
+        if ctx.consts[0] is None:  # symbolic dimensions (shape_values.py)
+            return R.full(shape, _expr.const(value.reshape(())), str(value.dtype))
+        return np.full(shape, value.reshape(-1)[0], dtype=value.dtype)
 
 
 @register("Range")
@@ -437,18 +439,15 @@ class Range(Converter):
 class Reshape(Converter):
     @classmethod
     def _impl_v5(cls, ctx, inputs, attrs):
-        target = ctx.consts[1]
+        target = dims_of(ctx, 1)  # constant, or symbolic from Shape nodes (shape_values.py)
         if target is None:
             raise NotImplementedError("Reshape to a shape computed at run time")
-        target = [int(s) for s in target]
         allowzero = attrs.get("allowzero", 0)
-        if ctx.consts[0] is not None:
+        if ctx.consts[0] is not None and ctx.consts[1] is not None:
             src = ctx.consts[0]
             t = [src.shape[k] if (s == 0 and not allowzero) else s for k, s in enumerate(target)]
             return src.reshape(t)
-        shape = ctx.shape_of(inputs[0])
-        out = [shape[k] if (s == 0 and not allowzero) else s for k, s in enumerate(target)]
-        return R.reshape(inputs[0], out)
+        return R.reshape(inputs[0], reshape_dims(ctx.shape_of(inputs[0]), target, allowzero))
 
 
 @register("Flatten")

@@ -9,6 +9,7 @@ from ... import expr as _expr
 from ... import op as R
 from .converters import Converter, _ints, _np, register
 from .run_time_bounds import pad_at_run_time, slice_at_run_time
+from .shape_values import dims_of, expand_dims_to, simplify
 
 
 def _auto_pad(ctx, x, attrs, kernel, strides, dilations):
@@ -220,6 +221,11 @@ class Split(Converter):
         return cls._go(ctx, inputs, attrs, split)
 
 
+def _slice_axes(ctx, x, starts, axes):
+    nd = len(ctx.shape_of(x))
+    return list(range(len(starts))) if axes is None else [int(a) % nd for a in axes]
+
+
 @register("Slice")
 class Slice(Converter):
     requires = ("strided_slice",)
@@ -246,10 +252,16 @@ class Slice(Converter):
 
     @classmethod
     def _impl_v10(cls, ctx, inputs, attrs):
-        vals = [_np(ctx, k) if len(inputs) > k and inputs[k] is not None else None for k in range(1, 5)]
-        if len(inputs) > 3 and inputs[3] is not None and vals[2] is None:
+        given = [len(ctx.node.input) > k and bool(ctx.node.input[k]) for k in range(5)]
+        vals = [_np(ctx, k) if given[k] else None for k in range(1, 5)]
+        if given[3] and vals[2] is None:
             raise NotImplementedError("Slice axes computed at run time")
-        steps_at_run_time = len(inputs) > 4 and inputs[4] is not None and vals[3] is None
+        steps_at_run_time = given[4] and vals[3] is None
+        starts, ends = dims_of(ctx, 1), dims_of(ctx, 2)
+        if (vals[0] is None or vals[1] is None) and None not in (starts, ends) and not steps_at_run_time:
+            # symbolic bounds (shape_values.py): strided_slice takes them as they are
+            return R.strided_slice(inputs[0], _slice_axes(ctx, inputs[0], starts, vals[2]),
+                                   starts, ends, vals[3])
         if vals[0] is None or vals[1] is None or steps_at_run_time:
             return slice_at_run_time(ctx, inputs[0], inputs[1], inputs[2], vals[2],
                                      inputs[4] if steps_at_run_time else vals[3])
@@ -262,16 +274,11 @@ class Expand(Converter):
 
     @classmethod
     def _impl_v8(cls, ctx, inputs, attrs):
-        shape = _np(ctx, 1)
-        if shape is None:
+        target = dims_of(ctx, 1)  # constant, or symbolic from Shape nodes (shape_values.py)
+        if target is None:
             raise NotImplementedError("Expand to a shape computed at run time")
-        src = ctx.shape_of(inputs[0])
-        target = [int(s) for s in shape]
-        n = max(len(src), len(target))
-        src = [1] * (n - len(src)) + list(src)
-        target = [1] * (n - len(target)) + target
-        out = [s if t == 1 else t for s, t in zip(src, target)]
-        if ctx.consts[0] is not None:
+        out = expand_dims_to(ctx.shape_of(inputs[0]), target)
+        if ctx.all_const():
             return np.broadcast_to(ctx.consts[0], [int(o) for o in out]).copy()
         return R.broadcast_to(inputs[0], out)
 
@@ -282,12 +289,18 @@ class Tile(Converter):
 
     @classmethod
     def _impl_v6(cls, ctx, inputs, attrs):
-        reps = _np(ctx, 1)
+        reps = dims_of(ctx, 1)
         if reps is None:
             raise NotImplementedError("Tile repeats computed at run time")
-        if ctx.consts[0] is not None:
-            return np.tile(ctx.consts[0], [int(r) for r in reps])
-        return R.tile(inputs[0], [int(r) for r in reps])
+        if ctx.all_const():
+            return np.tile(ctx.consts[0], reps)
+        if ctx.consts[1] is not None:
+            return R.tile(inputs[0], reps)
+        # symbolic repeats: x [d] -> [1, d] per axis, broadcast to [r, d], merged to [r * d]
+        src = ctx.shape_of(inputs[0])
+        x = R.reshape(inputs[0], [v for d in src for v in (1, d)])
+        x = R.broadcast_to(x, [v for r, d in zip(reps, src) for v in (r, d)])
+        return R.reshape(x, [simplify(ctx, r * d) for r, d in zip(reps, src)])
 
 
 @register("GatherElements")

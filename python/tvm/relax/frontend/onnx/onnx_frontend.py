@@ -25,6 +25,7 @@ from ....ir import IRModule
 from .... import tir
 
 from .converters import CONVERTERS, OnnxOpError, _supported_dtype
+from . import shape_values
 
 
 def _np_dtype(elem_type):
@@ -43,6 +44,9 @@ class GraphImporter:
         self.opset = opset
         self.values = {}      # ONNX value name -> relax Expr
         self.consts = {}      # ONNX value name -> numpy array (values known at import)
+        # ONNX value name -> SymShape (int values of symbolic elements, shape_values.py); its
+        # tensor goes into `values` only when an op needs one (value())
+        self.shape_values = {}
         self.sym = {}         # dim_param name -> tir.Var
         self.bb = BlockBuilder()
 
@@ -50,6 +54,12 @@ class GraphImporter:
     def const_value(self, name):
         """The numpy value of `name` when it is known at import, else None."""
         return self.consts.get(name)
+
+    def value(self, name):
+        """The relax expression of ONNX value `name` (a shape value materialized once)."""
+        if name not in self.values and name in self.shape_values:
+            self.values[name] = self.bb.emit(self.shape_values[name].materialize(), _clean(name))
+        return self.values[name]
 
     def dim(self, d):
         if isinstance(d, str):
@@ -123,9 +133,9 @@ class GraphImporter:
                     self.convert_node(node)
                 outs = []
                 for o in self.graph.output:
-                    if o.name not in self.values:
+                    if o.name not in self.values and o.name not in self.shape_values:
                         raise OnnxOpError("from_onnx: graph output %s is never computed" % o.name)
-                    outs.append(self.values[o.name])
+                    outs.append(self.value(o.name))
                 out = outs[0] if len(outs) == 1 else _expr.Tuple(outs)
                 gv = self.bb.emit_output(out)
             self.bb.emit_func_output(gv)
@@ -143,12 +153,14 @@ class GraphImporter:
         for k, v in list(attrs.items()):
             if isinstance(v, bytes):
                 attrs[k] = v.decode()
-        inputs = [self.values[i] if i else None for i in node.input]
         consts = [self.consts.get(i) if i else None for i in node.input]
-        impl = conv.impl_for(self.opset.get(node.domain or "", 1))
-        ctx = _Ctx(self, node, consts)
+        opset = self.opset.get(node.domain or "", 1)
+        impl = conv.impl_for(opset)
+        ctx = _Ctx(self, node, consts, opset)
         try:
-            out = impl(ctx, inputs, attrs)
+            out = shape_values.propagate(ctx, attrs)
+            if out is None:
+                out = impl(ctx, _Inputs(self, node.input), attrs)
         except (ValueError, TypeError, NotImplementedError) as err:
             raise type(err)("from_onnx: node %s (%s): %s" % (node.name or "?", node.op_type, err)) from err
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
@@ -161,7 +173,9 @@ class GraphImporter:
         for name, value in zip(names, outs):
             if not name or value is None:
                 continue
-            if isinstance(value, np.ndarray):
+            if isinstance(value, shape_values.SymShape):
+                self.shape_values[name] = value
+            elif isinstance(value, np.ndarray):
                 self.consts[name] = value
                 self.values[name] = _expr.const(value)
             else:
@@ -170,14 +184,41 @@ class GraphImporter:
                 self.values[name] = value
 
 
+class _Inputs(list):
+    """A node's input expressions, resolved when read: a shape value that a converter only
+    reads through ctx.shape_value / dims_of (Reshape's target, ...) never becomes a tensor."""
+
+    def __init__(self, importer, names):
+        super().__init__(names)
+        self._importer = importer
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        name = super().__getitem__(i)
+        return self._importer.value(name) if name else None
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self)))
+
+
 class _Ctx:
     """What a converter sees besides its inputs: the node, constant inputs, the builder."""
 
-    def __init__(self, importer, node, consts):
+    def __init__(self, importer, node, consts, opset):
         self.importer = importer
         self.node = node
         self.consts = consts
+        self.opset = opset
         self.bb = importer.bb
+
+    def input(self, i):
+        return self.importer.value(self.node.input[i])
+
+    def shape_value(self, i):
+        """Input i's SymShape when it is an int value with symbolic elements, else None."""
+        name = self.node.input[i] if i < len(self.node.input) else ""
+        return self.importer.shape_values.get(name) if name else None
 
     def all_const(self, inputs=None):
         idx = range(len(self.consts)) if inputs is None else inputs
