@@ -12,6 +12,18 @@ class ScheduleRule:
         raise NotImplementedError(type(self).__name__ + ".apply")
 
 
+def device_schedule(func, target):
+    """(schedule, root block) of `func` for a GPU rule, or None when the rule has nothing to
+    do: a CPU target, or a function not in block form."""
+    if target is not None and not getattr(target, "is_device", False):
+        return None
+    sch = tir.Schedule(func)
+    try:
+        return sch, sch.get_block("root")
+    except Exception:  # noqa: BLE001 - not in block form
+        return None
+
+
 def ApplyDefaultSchedule(*rules):  # noqa: N802 (TVM's naming of passes)
     """A module pass scheduling every PrimFunc that is not marked "tir.is_scheduled" with the
     first rule that applies; the target is the function's attr "target" or the current one

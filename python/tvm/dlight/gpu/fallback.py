@@ -15,7 +15,7 @@ serial loop on the host.
 """
 
 from ... import tir
-from ..base import ScheduleRule
+from ..base import ScheduleRule, device_schedule
 
 
 def _is_spatial(sch, block):
@@ -47,13 +47,10 @@ class Fallback(ScheduleRule):
         self.max_threads = max_threads
 
     def apply(self, func, target, tunable):
-        if target is not None and not getattr(target, "is_device", False):
+        found = device_schedule(func, target)
+        if found is None:
             return None
-        sch = tir.Schedule(func)
-        try:
-            root = sch.get_block("root")
-        except Exception:  # noqa: BLE001 - not in block form: nothing this rule can do
-            return None
+        sch, root = found
         names = [str(b) for b in sch.get_child_blocks(root)]
         for name in names[:-1]:
             block = sch.get_block(name)

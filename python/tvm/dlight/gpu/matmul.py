@@ -11,7 +11,7 @@ predicated. Elementwise consumers join the write-back, as in Fallback.
 """
 
 from ... import tir
-from ..base import ScheduleRule
+from ..base import ScheduleRule, device_schedule
 from .fallback import Fallback, _is_spatial, _leading_spatial
 
 
@@ -20,13 +20,10 @@ class Matmul(ScheduleRule):
         self.tile, self.inner, self.ktile = tile, inner, ktile
 
     def apply(self, func, target, tunable):
-        if target is not None and not getattr(target, "is_device", False):
+        found = device_schedule(func, target)
+        if found is None:
             return None
-        sch = tir.Schedule(func)
-        try:
-            root = sch.get_block("root")
-        except Exception:  # noqa: BLE001 - not in block form
-            return None
+        sch, root = found
         names = [str(b) for b in sch.get_child_blocks(root)]
         for name in names[:-1]:
             if _is_spatial(sch, sch.get_block(name)):
