@@ -255,3 +255,26 @@ def test_layer_norm_and_gelu():
     import math
     erf = np.vectorize(math.erf)
     np.testing.assert_allclose(_run(R.nn.gelu, [x]), x * 0.5 * (1 + erf(x / math.sqrt(2))), rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=8, deadline=None)
+@given(rows=st.integers(1, 6), width=st.integers(0, 9), seed=st.integers(0, 1000))
+def test_reductions_over_a_symbolic_axis_of_any_length(rows, width, seed):
+    """The reduced extent is only known at run time and may be 0: the result is then the
+    reduction's identity (sum 0, max -inf, min +inf, prod 1), never what the memory held
+    before (a call with large values runs first, so stale pooled memory would show)."""
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([rows, n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            outs = [bb.emit(f(x, axis=[1])) for f in (R.sum, R.max, R.min, R.prod)]
+            gv = bb.emit_output(relax.Tuple(outs))
+        bb.emit_func_output(gv)
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    vm["main"](tvm.runtime.tensor(np.full((rows, 5), 1e30, "float32")))
+    data = np.random.default_rng(seed).uniform(-2, 2, (rows, width)).astype("float32")
+    got = [o.numpy() for o in vm["main"](tvm.runtime.tensor(data))]
+    want = [data.sum(1), data.max(1, initial=-np.inf), data.min(1, initial=np.inf), data.prod(1)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5)

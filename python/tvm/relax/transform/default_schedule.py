@@ -154,11 +154,28 @@ def _schedule(func):
         loops = sch.get_loops(sch.get_block(name))
         if not loops:
             continue
+        _hoist_init(sch, name, loops)
         try:
             sch.parallel(loops[0])
         except tir.ScheduleError:
             continue  # the outer loop is a reduction (or binds one): leave it serial
     return sch.mod["main"] if "main" in sch.mod else list(sch.mod.functions.values())[0]
+
+
+def _hoist_init(sch, name, loops):
+    """A reduction's init moves before its first reduction loop (decompose_reduction): left in
+    the block it runs at the loop's first iteration, i.e. never when the reduced extent is 0
+    at run time (a symbolic axis), and the output would keep whatever the memory held."""
+    block = sch.get_block(name)
+    if sch.get(block).init is None:
+        return
+    kinds = _loop_kinds(sch, block, loops)
+    if True not in kinds:
+        return
+    try:
+        sch.decompose_reduction(block, loops[kinds.index(True)])
+    except tir.ScheduleError:
+        pass  # loops the primitive cannot split at: the init stays in the block
 
 
 def _has_root(sch):
