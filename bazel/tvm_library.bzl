@@ -301,7 +301,7 @@ def tvm_build_info(name, srcs, deps):
             '-DTVM_GIT_REVISION=\\"$(TVM_GIT_REVISION)\\"',
             '-DTVM_STACK_VERSION=\\"%s\\"' % TVM_STACK_VERSION,
         ],
-        deps = deps,
+        deps = deps + ["//bazel:build_facts"],
         alwayslink = 1,
     )
 

@@ -8,14 +8,8 @@
 
 #include <string>
 
+#include "bazel/build_facts.h"
 #include "../registry.h"
-
-#ifndef TVM_GIT_REVISION
-#define TVM_GIT_REVISION "unknown"
-#endif
-#ifndef TVM_STACK_VERSION
-#error "TVM_STACK_VERSION is not defined (build through tvm_build_info)"
-#endif
 
 namespace tvm {
 namespace runtime {
@@ -23,18 +17,7 @@ namespace cuda {
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterGlobal("runtime_cuda.BuildInfo", []() {
-    std::string sanitizers;
-#if defined(__SANITIZE_ADDRESS__)
-    sanitizers = "address";
-#endif
-    std::string out = "{\"library\": \"tvm_runtime_cuda\", \"version\": \"" TVM_STACK_VERSION "\", ";
-    out += "\"git_revision\": \"" TVM_GIT_REVISION "\", ";
-#if defined(__GNUC__) && !defined(__clang__)
-    out += "\"compiler\": \"gcc " __VERSION__ "\", ";
-#else
-    out += "\"compiler\": \"" __VERSION__ "\", ";
-#endif
-    out += "\"sanitizers\": \"" + sanitizers + "\", ";
+    std::string out = BuildFactsPrefix("tvm_runtime_cuda");
     out += "\"CUDA_VERSION\": \"" + std::to_string(CUDA_VERSION / 1000) + "." +
            std::to_string(CUDA_VERSION % 1000 / 10) + "\", ";
     out += "\"USE_CUDA\": \"ON\"}";
