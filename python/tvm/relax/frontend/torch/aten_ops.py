@@ -757,40 +757,38 @@ def _split_with_sizes(ctx):
     return _split_at(ctx, x, list(a["split_sizes"]), _axis(a["dim"], ctx.ndim(x)))
 
 
+def _static_dim(ctx, what):
+    """(x, dim, extent) of the op's `self` along its `dim` argument; the pieces these ops
+    make are counted at import, so the extent must be static."""
+    x = ctx.args["self"]
+    dim = _axis(ctx.args["dim"], ctx.ndim(x))
+    n = ctx.shape(x)[dim]
+    if not isinstance(n, int):
+        raise NotImplementedError("%s of a symbolic dimension" % what)
+    return x, dim, n
+
+
+def _pieces(n, size):
+    """Extents of consecutive `size`-long pieces of n, the last one smaller."""
+    return [size] * (n // size) + ([n % size] if n % size else [])
+
+
 @register("aten.split.Tensor", "aten.split_copy.Tensor")
 def _split(ctx):
-    a = ctx.args
-    x = a["self"]
-    dim = _axis(a["dim"], ctx.ndim(x))
-    n = ctx.shape(x)[dim]
-    size = int(a["split_size"])
-    if not isinstance(n, int):
-        raise NotImplementedError("split of a symbolic dimension")
-    sizes = [size] * (n // size) + ([n % size] if n % size else [])
-    return _split_at(ctx, x, sizes, dim)
+    x, dim, n = _static_dim(ctx, "split")
+    return _split_at(ctx, x, _pieces(n, int(ctx.args["split_size"])), dim)
 
 
 @register("aten.chunk.default")
 def _chunk(ctx):
-    a = ctx.args
-    x = a["self"]
-    dim = _axis(a["dim"], ctx.ndim(x))
-    n = ctx.shape(x)[dim]
-    if not isinstance(n, int):
-        raise NotImplementedError("chunk of a symbolic dimension")
-    size = -(-n // int(a["chunks"]))  # torch: ceil-sized chunks, the last one smaller
-    sizes = [size] * (n // size) + ([n % size] if n % size else [])
-    return _split_at(ctx, x, sizes, dim)
+    x, dim, n = _static_dim(ctx, "chunk")
+    size = -(-n // int(ctx.args["chunks"]))  # torch: ceil-sized chunks, the last one smaller
+    return _split_at(ctx, x, _pieces(n, size), dim)
 
 
 @register("aten.unbind.int")
 def _unbind(ctx):
-    a = ctx.args
-    x = a["self"]
-    dim = _axis(a["dim"], ctx.ndim(x))
-    n = ctx.shape(x)[dim]
-    if not isinstance(n, int):
-        raise NotImplementedError("unbind of a symbolic dimension")
+    x, dim, n = _static_dim(ctx, "unbind")
     parts = _split_at(ctx, x, [1] * n, dim)
     return [ctx.emit(R.squeeze(p, [dim])) for p in parts]
 
