@@ -14,3 +14,6 @@ from .op import (abs, all, any, cast, ceil, cos, div, erf, exp, exp2, floor, flo
                  sigmoid, sin, sqrt, tan, tanh, trunc, truncdiv, truncmod)
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, Trace
 from . import transform
+from . import pipeline
+from .build import build
+from .pipeline import get_default_tir_pipeline, get_tir_pipeline

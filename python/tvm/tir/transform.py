@@ -46,8 +46,9 @@ HoistIfThenElse = _native("HoistIfThenElse")
 UnrollLoop = _native("UnrollLoop")
 
 def MakePackedAPI():  # noqa: N802 (TVM's name)
-    """Each PrimFunc gets the tvm-ffi packed calling convention; its parameters become
-    argument checks (AssertStmt) and bindings in TIR (docs/compiler.md, Lowering)."""
+    """Each PrimFunc (not the device kernels) gets the tvm-ffi packed calling convention; its
+    parameters become argument checks (AssertStmt) and bindings in TIR (docs/compiler.md,
+    Lowering)."""
     from ..ir import IRModule
     from ..ir.transform import ModulePass
 
@@ -56,10 +57,11 @@ def MakePackedAPI():  # noqa: N802 (TVM's name)
     def run(mod, ctx):
         out = {}
         for name, func in mod.functions.items():
-            if not isinstance(func, PrimFunc):
-                out[str(name)] = func
+            attrs = func.attrs if isinstance(func, PrimFunc) else {}
+            if not isinstance(func, PrimFunc) or (
+                    "calling_conv" in attrs and str(attrs["calling_conv"]) == "device_kernel"):
+                out[str(name)] = func  # relax functions and device kernels keep theirs
                 continue
-            attrs = func.attrs
             symbol = str(attrs["global_symbol"]) if "global_symbol" in attrs else str(name)
             out[str(name)] = fn(func, symbol)
         return IRModule(out)
