@@ -10,6 +10,7 @@
 #include <tvm/ffi/extra/module.h>
 
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "../support/registry.h"
@@ -34,26 +35,55 @@ class LLVMModuleObj : public ffi::ModuleObj {
   }
   using ffi::ModuleObj::GetFunction;
 
+  // The format: "o"/"obj" (the object file), "ll" (the optimised LLVM IR) or "s"/"asm" (the
+  // target's assembly, emitted on demand by the Python backend: global
+  // codegen.LLVMEmitAssembly(ir, triple)); "" means the file name's suffix, as TVM's
+  // GetFileFormat. Works for every target, cross-compiled ones included.
   void WriteToFile(const String& file_name, const String& format) const override {
-    std::string fmt(format);
-    if (fmt != "o" && fmt != "obj" && fmt != "ll") {
-      TVM_FFI_THROW(ValueError) << "llvm module: cannot write format '" << fmt << "' (o, obj, ll)";
+    std::string fmt(format), name(file_name);
+    if (fmt.empty()) {
+      size_t dot = name.rfind('.');
+      fmt = dot == std::string::npos ? std::string() : name.substr(dot + 1);
     }
-    std::ofstream out(std::string(file_name), std::ios::binary);
-    if (!out) TVM_FFI_THROW(RuntimeError) << "llvm module: cannot open " << std::string(file_name);
+    if (fmt == "obj") fmt = "o";
+    if (fmt == "asm") fmt = "s";
+    if (fmt != "o" && fmt != "ll" && fmt != "s") {
+      TVM_FFI_THROW(ValueError) << "llvm module: cannot write format '" << fmt
+                                << "' (o, obj, ll, s, asm; or a file name ending in one)";
+    }
+    std::string text;
+    if (fmt == "s") text = Assembly();
+    std::ofstream out(name, std::ios::binary);
+    if (!out) TVM_FFI_THROW(RuntimeError) << "llvm module: cannot open " << name;
     if (fmt == "ll") {
       out << std::string(ir_);
+    } else if (fmt == "s") {
+      out << text;
     } else {
       out.write(object_.data(), static_cast<std::streamsize>(object_.size()));
     }
-    if (!out) TVM_FFI_THROW(RuntimeError) << "llvm module: writing " << std::string(file_name) << " failed";
+    if (!out) TVM_FFI_THROW(RuntimeError) << "llvm module: writing " << name << " failed";
   }
-  ffi::Array<String> GetWriteFormats() const override { return {String("o"), String("ll")}; }
+  ffi::Array<String> GetWriteFormats() const override {
+    return {String("o"), String("ll"), String("s")};
+  }
   String InspectSource(const String& format) const override {
-    return std::string(format) == "asm" ? String() : ir_;
+    std::string fmt(format);
+    if (fmt == "asm" || fmt == "s") return Assembly();
+    return ir_;
   }
 
   const String& triple() const { return triple_; }
+
+ private:
+  std::string Assembly() const {
+    std::optional<ffi::Function> emit = ffi::Function::GetGlobal("codegen.LLVMEmitAssembly");
+    if (!emit.has_value()) {
+      TVM_FFI_THROW(RuntimeError) << "llvm module: assembly needs the Python backend "
+                                  << "(tvm.target.llvm_backend registers codegen.LLVMEmitAssembly)";
+    }
+    return std::string((*emit)(ir_, triple_).cast<String>());
+  }
 
  private:
   ffi::Bytes object_;
