@@ -20,27 +20,23 @@ __all__ = ["Device", "base", "build", "compile", "cpu", "lower", "cuda", "device
 # The release version (bazel/version.bzl), as compiled into libtvm_runtime.
 __version__ = support.version()
 
-# Imported on first use: rpc pulls in sockets; the compiler packages need libtvm_compiler,
-# which runtime-only processes do not load.
-_LAZY_SUBPACKAGES = ("rpc", "runtime", "te", "tir", "s_tir", "ir", "arith", "target", "driver",
-                     "transform")
+# Imported on first use: rpc pulls in sockets; the compiler packages need libtvm_compiler.
+_LAZY_SUBPACKAGES = ("rpc", "runtime", "te", "tir", "tirx", "s_tir", "ir", "arith", "target",
+                     "driver", "transform", "contrib", "dlight", "relax", "topi")
 _COMPILER_SUBPACKAGES = _compiler_guard.COMPILER_SUBPACKAGES
 if base.RUNTIME_ONLY:
-    # `import tvm.te` must fail with the reason, also where the runtime-only wheel does not
-    # ship the compiler packages at all (a plain ModuleNotFoundError would not say why).
-    _compiler_guard.install_import_guard()
+    # As in TVM, the compiler packages still import (stand-ins where the runtime-only wheel
+    # does not ship them); their first compiler call raises CompilerNotAvailableError.
+    _compiler_guard.install_runtime_only_hooks()
 
 
 def __getattr__(name):
     import importlib
 
-    if name in _COMPILER_SUBPACKAGES or name in ("compile", "build", "lower"):
-        _compiler_guard.require_compiler("tvm." + name)
-        if name in ("compile", "build", "lower"):
-            return getattr(importlib.import_module("tvm.driver"), name)
+    if name in ("compile", "build", "lower"):
+        return getattr(importlib.import_module("tvm.driver"), name)
     if name == "IRModule":
-        _compiler_guard.require_compiler("tvm.IRModule")
         return importlib.import_module("tvm.ir").IRModule
-    if name in _LAZY_SUBPACKAGES:
+    if name in _LAZY_SUBPACKAGES or name in _COMPILER_SUBPACKAGES:
         return importlib.import_module("tvm." + name)
     raise AttributeError("module 'tvm' has no attribute %r" % name)

@@ -38,9 +38,9 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
 
     jit=True (an extension of this stack, TIR on CPU targets): the host code is JIT-compiled
     in process by llvmlite's MCJIT instead of linked into a temporary library."""
-    from .._compiler_guard import require_compiler
+    from .._compiler_guard import check_compiler
 
-    require_compiler("tvm.compile")
+    check_compiler("tvm.compile")
     if isinstance(mod, IRModule) and _has_relax(mod):
         if jit:
             raise TypeError("tvm.compile: jit=True is for TIR modules, not Relax ones")

@@ -13,6 +13,9 @@ from .. import base as _base  # noqa: F401  (loads libtvm_compiler)
 def _api(name):
     f = tvm_ffi.get_global_func(name, allow_missing=True)
     if f is None:
+        if _base.RUNTIME_ONLY:  # the first compiler call of a runtime-only process
+            from .._compiler_guard import error
+            raise error(name)
         raise RuntimeError(
             "%s is not registered: libtvm_compiler is not loaded (runtime-only mode?)" % name)
     return f

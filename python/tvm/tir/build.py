@@ -91,9 +91,11 @@ def build(mod, target=None, pipeline="default", *, jit=False):
 
     jit=True (an extension of this stack, CPU targets only): the host code is JIT-compiled in
     this process by llvmlite's MCJIT instead of linked into a temporary library."""
+    from .._compiler_guard import check_compiler
     from ..runtime.executable import Executable
     from ..target import codegen, llvm_backend
 
+    check_compiler("tvm.tir.build")
     mod = as_module(mod)
     target = Target(target) if target is not None else (Target.current() or Target("llvm"))
     if jit and target.is_device:
