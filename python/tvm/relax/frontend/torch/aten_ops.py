@@ -23,21 +23,7 @@ NO_OPS = {"aten._assert_tensor_metadata.default", "aten._assert_scalar.default",
           "aten._functional_assert_async.msg"}
 
 
-class TorchOpError(NotImplementedError):
-    """The exported program uses op overloads, inputs or dtypes the frontend does not convert."""
-
-
-_DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16",
-           "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8",
-           "bool": "bool"}
-
-
-def torch_dtype_to_str(dt, what="value"):
-    name = str(dt).replace("torch.", "")
-    if name not in _DTYPES:
-        raise TorchOpError("from_exported_program: %s has dtype %s, which is not supported" % (what, dt))
-    return _DTYPES[name]
-
+from .context import Reshaped, TorchOpError, torch_dtype_to_str  # noqa: E402,F401
 
 def register(*names):
     def reg(f):
@@ -94,7 +80,7 @@ def _operands(ctx, a, b, out_dtype=None):
 
 def _unary(fn):
     def conv(ctx):
-        from .exported_program_translator import Reshaped
+
         x = ctx.raw(0)
         if isinstance(x, Reshaped):  # elementwise: apply before the deferred reshape
             return Reshaped(ctx.emit(fn(x.base)), x.shape)
@@ -285,7 +271,7 @@ def _flat_matmul(ctx, lhs, rhs):
     """matmul of a deferred flattening (Reshaped) with a 2-d weight (mm/addmm) or of two
     deferred 3-d flattenings with equal leading dims (bmm): the matmul of the bases, itself
     deferred to the flattened shape. None when the operands do not fit."""
-    from .exported_program_translator import Reshaped
+
     if not isinstance(lhs, Reshaped):
         return None
     base_shape = ctx.shape(lhs.base)
@@ -315,7 +301,7 @@ def _matmul(ctx):
 
 @register("aten.addmm.default")
 def _addmm(ctx):
-    from .exported_program_translator import Reshaped
+
     if ctx.raw(3) == 1 and ctx.raw(4) == 1:  # beta, alpha
         flat = _flat_matmul(ctx, ctx.raw(1), ctx.raw(2))
         if flat is not None:
@@ -337,7 +323,7 @@ def _addmm(ctx):
 
 @register("aten.linear.default")
 def _linear(ctx):
-    from .exported_program_translator import Reshaped
+
     x = ctx.raw(0)
     if isinstance(x, Reshaped) and _same(ctx.shape(x.base)[-1], x.shape[-1]):
         w, b = ctx.value(ctx.node.args[1]), ctx.raw(2)
@@ -598,7 +584,7 @@ def _shape_list(ctx, shape):
 
 @register("aten.view.default", "aten.reshape.default", "aten._unsafe_view.default")
 def _view(ctx):
-    from .exported_program_translator import Reshaped
+
     x = ctx.raw(0)
     if isinstance(x, Reshaped):
         x = x.base

@@ -27,7 +27,8 @@ torch is imported here (and in aten_ops) only, never by `import tvm`.
 from ... import expr as _expr
 from ...block_builder import BlockBuilder
 from .... import tir
-from .aten_ops import CONVERTERS, NO_OPS, TorchOpError, torch_dtype_to_str
+from .aten_ops import CONVERTERS, NO_OPS
+from .context import Reshaped, TorchOpError, _Ctx, torch_dtype_to_str  # noqa: F401
 
 
 def _clean(name):
@@ -271,129 +272,6 @@ class ExportedProgramImporter:
         if isinstance(out, _expr.Expr) and not isinstance(out, (_expr.Var, _expr.Constant)):
             out = self.bb.emit(out, _clean(node.name))
         self.env[node] = out
-
-
-class Reshaped:
-    """A reshape to a shape with a computed symbolic dimension (b*t of a view (b, t, d) ->
-    (b*t, d) that core ATen puts around addmm/bmm), kept deferred: mm/addmm/bmm/view consume
-    the un-flattened `base` directly (so the flattening disappears, and with it a computed
-    dimension the VM codegen cannot allocate yet); any other use materializes the reshape."""
-
-    def __init__(self, base, shape):
-        self.base = base
-        self.shape = shape
-        self._done = None
-
-    def materialize(self, bb):
-        if self._done is None:
-            from ... import op as R
-            self._done = bb.emit(R.reshape(self.base, self.shape))
-        return self._done
-
-
-class _Ctx:
-    """What a converter sees: the node's arguments by schema name (fx nodes replaced by their
-    converted values), the node's meta, the builder."""
-
-    def __init__(self, importer, node):
-        self.importer = importer
-        self.node = node
-        self.bb = importer.bb
-        self._args = None
-
-    def value(self, a):
-        import torch.fx
-        if isinstance(a, torch.fx.Node):
-            v = self.importer.env[a]
-            if isinstance(v, Reshaped):
-                v = v.materialize(self.bb)
-            return v
-        if isinstance(a, (list, tuple)):
-            return type(a)(self.value(x) for x in a)
-        return a
-
-    def raw(self, i):
-        """The i-th argument (schema order) as converted, a Reshaped left deferred, the
-        other arguments untouched."""
-        import torch.fx
-        node = self.node
-        schema = getattr(node.target, "_schema", None)
-        if i < len(node.args):
-            a = node.args[i]
-        else:
-            arg = schema.arguments[i]
-            if arg.name in node.kwargs:
-                a = node.kwargs[arg.name]
-            else:
-                return arg.default_value if arg.has_default_value() else None
-        return self.importer.env[a] if isinstance(a, torch.fx.Node) else a
-
-    @property
-    def args(self):
-        """Arguments by the op's schema names, defaults filled in."""
-        if self._args is None:
-            node = self.node
-            schema = getattr(node.target, "_schema", None)
-            out = {}
-            if schema is None:
-                for i, a in enumerate(node.args):
-                    out[i] = self.value(a)
-            else:
-                for i, arg in enumerate(schema.arguments):
-                    if i < len(node.args):
-                        out[arg.name] = self.value(node.args[i])
-                    elif arg.name in node.kwargs:
-                        out[arg.name] = self.value(node.kwargs[arg.name])
-                    elif arg.has_default_value():
-                        out[arg.name] = arg.default_value
-                    else:
-                        out[arg.name] = None
-            self._args = out
-        return self._args
-
-    def arg(self, i):
-        """The i-th argument (positional order of the schema)."""
-        return list(self.args.values())[i]
-
-    @property
-    def out_meta(self):
-        return self.node.meta.get("val")
-
-    def out_dtype(self):
-        import torch
-        v = self.out_meta
-        if isinstance(v, (list, tuple)):
-            v = v[0]
-        if isinstance(v, torch.Tensor):
-            return torch_dtype_to_str(v.dtype, "node " + self.node.name)
-        return None
-
-    def out_shape(self):
-        """The result's shape from torch's meta (ints and tir expressions), or None."""
-        import torch
-        v = self.out_meta
-        if not isinstance(v, torch.Tensor):
-            return None
-        return [self.importer.dim(d) for d in v.shape]
-
-    def sinfo(self, e):
-        return self.bb.normalize(e).struct_info
-
-    def shape(self, e):
-        s = self.sinfo(e)
-        if not isinstance(s, _expr.TensorStructInfo) or not s.shape_known:
-            raise TorchOpError("from_exported_program: node %s: the shape of an input is unknown"
-                               % self.node.name)
-        return [int(d.value) if isinstance(d, tir.IntImm) else d for d in s.shape]
-
-    def ndim(self, e):
-        return int(self.sinfo(e).ndim)
-
-    def dtype(self, e):
-        return str(self.sinfo(e).dtype)
-
-    def emit(self, e, hint=""):
-        return self.bb.emit(e, hint)
 
 
 def from_exported_program(exported_program, *, keep_params_as_input=False,
