@@ -97,13 +97,13 @@ def test_unbound_loop_detection_is_not_vacuous(built):
 def test_pipeline_is_chosen_by_target_kind():
     mlp_mod = mlp(np.random.default_rng(0))[0]
     with pytest.raises(ValueError, match="SplitHostDevice"):
-        relax.build(mlp_mod, target="cuda -arch=sm_80", pipeline=relax.get_pipeline("default"))
+        relax.build(mlp_mod, target="cuda -arch=sm_80", relax_pipeline=relax.get_pipeline("default"))
     ex = tvm.compile(mlp_mod, target="nvptx -mcpu=sm_90")
     assert ".target sm_90" in ex.kernels.inspect_source("ptx")
 
 
 def _cpu_run_of_gpu_schedule(mod, x):
-    ex = relax.build(mod, target="llvm", pipeline=relax.get_default_pipeline("cuda -arch=sm_80"))
+    ex = relax.build(mod, target="llvm", relax_pipeline=relax.get_default_pipeline("cuda -arch=sm_80"))
     return relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(x)).numpy()
 
 

@@ -76,7 +76,7 @@ def test_tvm_style_fusion_sequence():
     assert list(relax_funcs(fused)) == ["main"]  # the primitive functions are gone
     for batch in (1, 5):
         x = rng.standard_normal((batch, 16)).astype("float32")
-        vm = relax.VirtualMachine(relax.build(fused, "llvm", pipeline=None), tvm.cpu())
+        vm = relax.VirtualMachine(relax.build(fused, "llvm", relax_pipeline=None), tvm.cpu())
         got = vm["main"](tvm.runtime.tensor(x)).numpy()
         np.testing.assert_allclose(got, (np.maximum(x @ w1 + b1, 0) @ w2) * 2, rtol=1e-5, atol=1e-5)
 
@@ -194,7 +194,7 @@ def test_fused_build_equals_unfused(g):
     x = np.random.default_rng(seed).uniform(-1, 1, (rows, cols)).astype("float32")
     outs = {}
     for pipeline in ("zero", "default"):
-        vm = relax.VirtualMachine(relax.build(mod, "llvm", pipeline=pipeline), tvm.cpu())
+        vm = relax.VirtualMachine(relax.build(mod, "llvm", relax_pipeline=pipeline), tvm.cpu())
         outs[pipeline] = vm["main"](tvm.runtime.tensor(x)).numpy()
     np.testing.assert_allclose(outs["default"], outs["zero"], rtol=1e-4, atol=1e-5)
     with np.errstate(over="ignore"):

@@ -91,7 +91,7 @@ def cmd_compile(args):
         mod = relax.get_pipeline(args.pipeline)(mod)
     kernels = len(mod.functions) - len(funcs)
     _progress("compiling %d kernel(s) for %s" % (kernels, args.target))
-    ex = relax.build(mod, args.target, pipeline=None)
+    ex = relax.build(mod, args.target, relax_pipeline=None)
     _progress("exporting %s" % args.output)
     ex.export_library(args.output)
     _progress("done: %s (%d bytes)" % (args.output, os.path.getsize(args.output)))

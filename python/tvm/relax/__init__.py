@@ -14,10 +14,13 @@ from .expr import (Binding, BindingBlock, Call, Constant, DataflowBlock, Dataflo
                    ObjectStructInfo, Op, PrimStructInfo, PrimValue, SeqExpr, ShapeExpr,
                    ShapeStructInfo, StringImm, StructInfo, TensorStructInfo, Tuple, TupleGetItem,
                    TupleStructInfo, Var, VarBinding, const, get_shape_of)
-from .pipeline import get_default_pipeline, get_pipeline  # noqa: E402
+from . import analysis, backend, expr_functor  # noqa: E402,F401
+from .expr_functor import ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor  # noqa: E402,F401
+from .pipeline import default_build_pipeline, get_default_pipeline, get_pipeline  # noqa: E402
 from .vm_build import VirtualMachine, VMExecutable, build  # noqa: E402
 
-__all__ = ["Binding", "BindingBlock", "BlockBuilder", "Call", "Constant", "DataTypeImm",
+__all__ = ["ExprMutator", "ExprVisitor", "PyExprMutator", "PyExprVisitor", "analysis", "backend",
+           "default_build_pipeline", "expr_functor", "Binding", "BindingBlock", "BlockBuilder", "Call", "Constant", "DataTypeImm",
            "DataflowBlock", "DataflowVar", "Expr", "ExternFunc", "FuncStructInfo", "Function",
            "GlobalVar", "MatchCast", "ObjectStructInfo", "Op", "PrimStructInfo", "PrimValue",
            "SeqExpr", "ShapeExpr", "ShapeStructInfo", "StringImm", "StructInfo",

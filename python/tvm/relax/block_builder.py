@@ -198,7 +198,7 @@ class BlockBuilder:
         return _expr.GlobalVar(name)
 
     def update_func(self, gvar, func):
-        self._funcs[str(gvar.name_hint)] = func
+        self._funcs[gvar if isinstance(gvar, str) else str(gvar.name_hint)] = func
 
     def get(self):
         """The IRModule built so far."""
@@ -243,7 +243,7 @@ class BlockBuilder:
         name = primfunc_name_hint or getattr(te_func, "__name__", "te_func")
         gvar = self.add_func(func.with_attr("global_symbol", name), name)
         # the symbol must be the (possibly uniquified) module name
-        self._funcs[str(gvar.name_hint)] = func.with_attr("global_symbol", str(gvar.name_hint))
+        self._funcs[gvar if isinstance(gvar, str) else str(gvar.name_hint)] = func.with_attr("global_symbol", str(gvar.name_hint))
         from ..arith import Analyzer
         ana = Analyzer()
         out_sinfo = [_expr.TensorStructInfo([ana.simplify(d) for d in o.shape], str(o.dtype))

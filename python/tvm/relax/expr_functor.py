@@ -195,6 +195,7 @@ class ExprMutator:
         bb = self.builder_
         body = func.body
         with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
+            self.enter_function(name, func)
             for block in (body.blocks if isinstance(body, _expr.SeqExpr) else []):
                 self.visit_binding_block(block)
             out = self.visit_expr(body.body if isinstance(body, _expr.SeqExpr) else body)
@@ -203,6 +204,10 @@ class ExprMutator:
                              bool(func.is_pure), dict(func.attrs))
         bb.update_func(_expr.GlobalVar(name), new)
         return new
+
+    def enter_function(self, name, func):
+        """Called when the rebuild of `func` starts, before its first binding: a pass may emit
+        bindings of its own here (allocations, checks at entry)."""
 
     def transform_module(self):
         """Every Relax function of the builder's module rewritten; the new IRModule."""
@@ -221,3 +226,77 @@ def module_pass(mutator_factory, name):
     def run(mod, ctx):
         return mutator_factory(mod).transform_module()
     return ModulePass(run, PassInfo(0, name))
+
+
+# ---------------------------------------------------------------- TVM's Python-side API
+
+class PyExprVisitor(ExprVisitor):
+    """TVM's relax.PyExprVisitor: subclass it (under @visitor) and override visit_*_ methods;
+    `visit_expr(func)` walks a whole function."""
+
+
+class PyExprMutator(ExprMutator):
+    """TVM's relax.PyExprMutator: subclass it (under @mutator), override visit_*_ methods and
+    rewrite functions with `visit_expr(func)`, which returns the new Function (put it into
+    the module with `self.builder_.update_func(gvar, func)`):
+
+        @relax.expr_functor.mutator
+        class SwapAdd(relax.PyExprMutator):
+            def visit_call_(self, call):
+                call = self.visit_expr_post_order(call)
+                if call.op == tvm.ir.Op.get("relax.add"):
+                    return relax.op.multiply(*call.args)
+                return call
+    """
+
+    def visit_expr(self, e):
+        if isinstance(e, _expr.Function):
+            return self._rewrite_function(e)
+        return super().visit_expr(e)
+
+    def _rewrite_function(self, func):
+        name = str(func.attrs["global_symbol"]) if "global_symbol" in func.attrs else "__func"
+        saved = self.builder_._funcs.get(name)
+        self.var_remap_, self._bound = {}, {}
+        new = self.visit_function(name, func)
+        if saved is None:   # the caller places the function (update_func), not the rewrite
+            self.builder_._funcs.pop(name, None)
+        else:
+            self.builder_._funcs[name] = saved
+        return new
+
+    def visit_expr_post_order(self, e):
+        """`e` with its children visited and nothing else (the default rewrite of its kind)."""
+        return getattr(ExprMutator, _method(e))(self, e)
+
+    def set_var_remap(self, vid, var):
+        """Later uses of variable `vid` (a Var) become `var`."""
+        self.var_remap_[key(vid)] = var
+
+    def get_var_remap(self, vid):
+        return self.var_remap_.get(key(vid))
+
+    def with_struct_info(self, var, struct_info):
+        """`var` itself when it already has `struct_info`, else a new Var with it."""
+        if var.struct_info.same_as(struct_info):
+            return var
+        cls = _expr.DataflowVar if isinstance(var, _expr.DataflowVar) else _expr.Var
+        return cls(str(var.name_hint), struct_info)
+
+
+def _decorate(cls, base, what, py_name):
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise TypeError("@relax.expr_functor.%s decorates a subclass of relax.%s, got %r"
+                        % (what, py_name, cls))
+    return cls
+
+
+def visitor(cls):
+    """TVM's @relax.expr_functor.visitor: marks a PyExprVisitor subclass (our walkers are
+    Python already, so the class is used as it is)."""
+    return _decorate(cls, ExprVisitor, "visitor", "PyExprVisitor")
+
+
+def mutator(cls):
+    """TVM's @relax.expr_functor.mutator: marks a PyExprMutator subclass."""
+    return _decorate(cls, ExprMutator, "mutator", "PyExprMutator")

@@ -1,57 +1,56 @@
-"""Named Relax pipelines (relax.get_pipeline), all passes through tvm.transform:
+"""Relax build pipelines by name (TVM's tvm.relax.pipeline). Every pipeline is a tvm.transform
+pass over the IRModule; relax.build(mod, target, relax_pipeline=...) runs the one it is given
+(a name, a pass, or None), then VMCodeGen.
 
-  "zero"     LegalizeOps: every operator becomes a call_tir of its TE definition; the kernels
-             keep their plain loop nests.
-  "default"  first the graph simplifications, then LegalizeOps, AnnotateTIROpPattern, FuseOps,
-             FuseTIR (chains of elementwise/broadcast kernels after a matmul, conv, reduction
-             or each other become one kernel) and DefaultSchedule (each PrimFunc gets a
-             schedule that needs no tuning: elementwise stages inlined, register-tiled matmul
-             with its epilogue in the write-back, parallel outer loops). The simplifications,
-             in this order: CanonicalizeBindings (aliases out of the way of the pattern
-             matches below), FoldBatchnormToConv2D (inference BN into the conv weight + a bias
-             add), FoldConstant (weight-only work such as transposes and the folded BN's
-             results, computed once at build), EliminateCommonSubexpr, DeadCodeElimination
-             (the bindings the folds left unused, functions nothing calls).
+  get_pipeline("default") / default_build_pipeline()
+        the CPU backend's pipeline for the current (or host) target: graph simplifications,
+        LegalizeOps, fusion, DefaultSchedule, then the dataflow lowering and the finalize
+        passes (relax.backend.cpu_generic; the stages are listed there)
+  get_pipeline("zero") / zero_pipeline()
+        TVM's minimal one: LegalizeOps, AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR
+        (kernels keep their plain loop nests); relax.build adds the lowering
+  get_default_pipeline(target)
+        the pipeline of `target`'s backend: relax.backend.cpu_generic for CPU targets,
+        relax.backend.cuda for GPU targets (dlight schedules instead of DefaultSchedule)
 
-Memory planning and shape lowering happen in relax.build's lowering (vm_build.py).
+The lowering and its order, written once in relax/backend/lowering.py:
+  ToNonDataflow, RemovePurityChecking, CallTIRRewrite,                (dataflow_lower_passes)
+  StaticPlanBlockMemory, LowerAllocTensor, KillAfterLastUse,
+  LowerRuntimeBuiltin, VMShapeLower, AttachGlobalSymbol                (finalize_passes)
 """
 
 from ..ir.transform import Sequential
-from .transform import (AnnotateTIROpPattern, CanonicalizeBindings, DeadCodeElimination,
-                        DefaultSchedule, EliminateCommonSubexpr, FoldBatchnormToConv2D, FoldConstant,
-                        FuseOps, FuseTIR, LegalizeOps)
+
+
+def zero_pipeline():
+    from .transform import AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, LegalizeOps
+
+    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(), FuseTIR()],
+                      name="relax.zero")
+
+
+def default_build_pipeline():
+    """The CPU build pipeline for the current target (`with target:`), else the host."""
+    from ..target import Target
+    from .backend import cpu_generic
+
+    return cpu_generic.get_default_pipeline(Target.current() or Target("llvm"))
+
+
+_PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,
+              "default_build": default_build_pipeline}
 
 
 def get_pipeline(name="default"):
-    if name == "zero":
-        return Sequential([LegalizeOps()], name="relax.zero")
-    if name == "default":
-        return Sequential([CanonicalizeBindings(), FoldBatchnormToConv2D(), FoldConstant(),
-                           EliminateCommonSubexpr(), DeadCodeElimination(), LegalizeOps(),
-                           AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultSchedule()],
-                          name="relax.default")
-    raise ValueError("unknown relax pipeline %r (zero, default)" % (name,))
+    if name not in _PIPELINES:
+        raise ValueError("unknown relax pipeline %r (%s)" % (name, ", ".join(sorted(_PIPELINES))))
+    return _PIPELINES[name]()
 
 
 def get_default_pipeline(target):
-    """The pipeline relax.build runs for `target` (TVM's relax.get_default_pipeline): "llvm"
-    gets get_pipeline("default"); GPU targets (cuda, nvptx) get the same simplifications and
-    fusion, then dlight's GPU schedules (Matmul, then Fallback) instead of the CPU
-    DefaultSchedule (every kernel's loops bound to blockIdx/threadIdx), under the target."""
+    """The build pipeline of `target`'s backend (TVM's relax.get_default_pipeline)."""
     from ..target import Target
+    from .backend import cpu_generic, cuda
 
     target = Target(target)
-    if not target.is_device:
-        return get_pipeline("default")
-    from .. import dlight as dl
-    from ..ir.transform import ModulePass, PassInfo
-
-    passes = [CanonicalizeBindings(), FoldBatchnormToConv2D(), FoldConstant(),
-              EliminateCommonSubexpr(), DeadCodeElimination(), LegalizeOps(),
-              AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
-    schedule = dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Fallback())
-
-    def run(mod, ctx):
-        with target:
-            return schedule(Sequential(passes)(mod))
-    return ModulePass(run, PassInfo(0, "relax.default_%s" % target.kind_name))
+    return (cuda if target.is_device else cpu_generic).get_default_pipeline(target)

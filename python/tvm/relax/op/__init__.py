@@ -3,7 +3,7 @@ struct info comes from the operator's C++ inference rule when the call is normal
 (relax.BlockBuilder.emit). Attribute names follow TVM."""
 
 from ..expr import Call, ExternFunc, GlobalVar, ShapeExpr, StructInfo, Tuple, convert
-from . import nn  # noqa: F401
+from . import builtin, memory, nn, vm  # noqa: F401
 
 
 def _call(name, args, attrs=None, sinfo_args=None):
@@ -123,6 +123,33 @@ def call_dps_packed(func, args, out_sinfo):
     if not isinstance(args, Tuple):
         args = Tuple(list(args) if isinstance(args, (list, tuple)) else [args])
     return Call("relax.call_dps_packed", [func, args], None, [out_sinfo])
+
+
+def call_packed(func, *args, sinfo_args=None):
+    """Calls the packed function `func` (a registry name or ExternFunc) with `args`; its
+    result has `sinfo_args` (one StructInfo, or a list; default: an object)."""
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    if sinfo_args is not None and not isinstance(sinfo_args, (list, tuple)):
+        sinfo_args = [sinfo_args]
+    return Call(func, list(args), None, list(sinfo_args or []))
+
+
+def call_builtin_with_ctx(func, args, *, sinfo_args=None):
+    """Calls the VM builtin `func` with the running VM as its first argument (builtins that
+    allocate or read the VM's state); `args` a tuple or list."""
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    if not isinstance(args, Tuple):
+        args = Tuple(list(args))
+    if sinfo_args is not None and not isinstance(sinfo_args, (list, tuple)):
+        sinfo_args = [sinfo_args]
+    return Call("relax.call_builtin_with_ctx", [func, args], None, list(sinfo_args or []))
+
+
+def null_value():
+    """The None object (what a killed register holds)."""
+    return Call("relax.null_value", [])
 
 
 # ---------------------------------------------------------------- linear algebra (composites)

@@ -195,9 +195,8 @@ def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
 # ---------------------------------------------------------------- more activations
 
 def relu6(data):
-    """min(max(x, 0), 6): a composite (clip), as TVM's."""
-    from . import clip
-    return clip(data, 0, 6)
+    """min(max(x, 0), 6): a composite (relax.clip), as TVM's."""
+    return Call("relax.clip", [convert(data)], {"min": 0.0, "max": 6.0})
 
 
 def selu(data):

@@ -1,6 +1,14 @@
 """tvm.relax.transform: Relax passes (tvm.transform passes over IRModules)."""
 
 from .annotate_op_pattern import AnnotateTIROpPattern
+from .attach_global_symbol import AttachGlobalSymbol
+from .call_tir_rewrite import CallTIRRewrite
+from .kill_after_last_use import KillAfterLastUse
+from .lower_alloc_tensor import LowerAllocTensor
+from .lower_runtime_builtin import LowerRuntimeBuiltin, VMBuiltinLower
+from .static_plan_block_memory import StaticPlanBlockMemory
+from .to_non_dataflow import RemovePurityChecking, ToNonDataflow
+from .vm_shape_lower import VMShapeLower
 from .canonicalize_bindings import CanonicalizeBindings
 from .dead_code_elimination import DeadCodeElimination
 from .default_schedule import DefaultSchedule
@@ -12,6 +20,8 @@ from .fuse_tir import FuseTIR
 from .legalize_ops import LEGALIZE, LegalizeOps, register_legalize
 from . import legalize_nn  # noqa: F401 (registers the nn/indexing/creation legalizations)
 
-__all__ = ["AnnotateTIROpPattern", "CanonicalizeBindings", "DeadCodeElimination", "DefaultSchedule",
+__all__ = ["AnnotateTIROpPattern", "AttachGlobalSymbol", "CallTIRRewrite", "KillAfterLastUse",
+           "LowerAllocTensor", "LowerRuntimeBuiltin", "RemovePurityChecking", "StaticPlanBlockMemory",
+           "ToNonDataflow", "VMBuiltinLower", "VMShapeLower", "CanonicalizeBindings", "DeadCodeElimination", "DefaultSchedule",
            "EliminateCommonSubexpr", "FoldBatchnormToConv2D", "FoldConstant", "FuseOps", "FuseTIR",
            "LEGALIZE", "LegalizeOps", "register_legalize"]

@@ -59,13 +59,13 @@ class _Kernels:
         self.by_hash = {}
 
     def get(self, prim):
-        from ...driver.build_module import compile as tvm_compile
+        from ...tir.build import build as tir_build
 
         h = structural_hash(prim)
         for cand, fn in self.by_hash.get(h, []):
             if structural_equal(cand, prim):
                 return fn
-        exe = tvm_compile(IRModule({"main": prim.with_attr("global_symbol", "main")}), "llvm", jit=True)
+        exe = tir_build(IRModule({"main": prim.with_attr("global_symbol", "main")}), "llvm", jit=True)
         fn = exe["main"]
         self.by_hash.setdefault(h, []).append((prim, fn))
         return fn

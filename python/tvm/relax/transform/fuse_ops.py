@@ -14,8 +14,9 @@ stay alone.
 
 from ...ir import IRModule
 from .. import expr as _expr
+from ..analysis import use_counts
 from ..block_builder import BlockBuilder
-from .legalize_ops import _key, emit_binding, legalize_function
+from ..expr_functor import ExprMutator, key as _key
 
 MAX_GROUP = 8
 _FUSABLE_ANCHORS = (0, 1, 2, 3, 4)  # elemwise, broadcast, injective, reduce, out-ewise-fusable
@@ -36,29 +37,6 @@ def _pattern(mod_funcs, call):
     return int(f.attrs["op_pattern"])
 
 
-def use_counts(func):
-    """Uses of every variable in `func` (by node identity)."""
-    counts = {}
-
-    def visit(e):
-        if isinstance(e, _expr.Var):
-            counts[_key(e)] = counts.get(_key(e), 0) + 1
-        elif isinstance(e, _expr.Call):
-            for a in e.args:
-                visit(a)
-        elif isinstance(e, _expr.Tuple):
-            for f in e.fields:
-                visit(f)
-        elif isinstance(e, _expr.TupleGetItem):
-            visit(e.tuple_value)
-    body = func.body
-    for block in body.blocks:
-        for b in block.bindings:
-            visit(b.value)
-    visit(body.body)
-    return counts
-
-
 def _call_args(call):
     return list(call.args[1].fields)
 
@@ -72,7 +50,7 @@ def _groups(mod_funcs, block, counts):
         if p in (0, 1):
             cands = set()
             for a in _call_args(b.value):
-                if isinstance(a, _expr.Var) and _key(a) in owner and counts.get(_key(a), 0) == 1:
+                if isinstance(a, _expr.Var) and _key(a) in owner and counts.get(a, 0) == 1:
                     g = groups[owner[_key(a)]]
                     if g["anchor"] in _FUSABLE_ANCHORS and len(g["members"]) < MAX_GROUP \
                             and block.bindings[g["members"][-1]].var.same_as(a):
@@ -89,7 +67,7 @@ def _groups(mod_funcs, block, counts):
     return [g["members"] for g in groups]
 
 
-def _primitive_function(bindings, rw):
+def _primitive_function(bindings, mutator):
     """The Relax function computing `bindings` (call_tir each): its parameters are the values
     they read from outside (variables or constants); returns (function, outside args)."""
     inside = {_key(b.var) for b in bindings}
@@ -101,7 +79,7 @@ def _primitive_function(bindings, rw):
                 continue
             pmap[k] = _expr.Var("p%d" % len(params), a.struct_info)
             params.append(pmap[k])
-            outside.append(rw.expr(a))
+            outside.append(mutator.visit_expr(a))
     fb = BlockBuilder()
     vmap = {}
     with fb.function("fused", params):
@@ -116,25 +94,31 @@ def _primitive_function(bindings, rw):
     return _expr.Function(params, body, None, True, {"Primitive": 1}), outside
 
 
-def _fuse_function(bb, name, func, mod_funcs):
-    counts = use_counts(func)
+class _Fuser(ExprMutator):
+    """Rebuilds each function; in dataflow blocks, each group of two or more bindings becomes
+    one call of a new primitive function."""
 
-    def emit_block(bb, rw, block, dataflow):
-        groups = _groups(mod_funcs, block, counts) if dataflow else [[i] for i in range(len(block.bindings))]
+    def __init__(self, mod, mod_funcs):
+        super().__init__(mod)
+        self.mod_funcs = mod_funcs
+
+    def enter_function(self, name, func):
+        self.counts = use_counts(func)
+
+    def visit_dataflow_block_(self, block):
+        groups = _groups(self.mod_funcs, block, self.counts)
         last_of = {g[-1]: g for g in groups}
         in_group = {i for g in groups if len(g) > 1 for i in g}
         for i, b in enumerate(block.bindings):
             group = last_of.get(i)
             if group is not None and len(group) > 1:
                 bindings = [block.bindings[j] for j in group]
-                prim, outside = _primitive_function(bindings, rw)
+                prim, outside = _primitive_function(bindings, self)
                 callees = [str(x.value.args[0].name_hint) for x in bindings]
-                gvar = bb.add_func(prim, "fused_" + "_".join(callees[:4]))
-                emit_binding(bb, rw, b, _expr.Call(gvar, outside, None, [b.var.struct_info]), dataflow)
+                gvar = self.builder_.add_func(prim, "fused_" + "_".join(callees[:4]))
+                self.emit_binding(b, _expr.Call(gvar, outside, None, [b.var.struct_info]))
             elif i not in in_group:
-                emit_binding(bb, rw, b, rw.expr(b.value), dataflow)
-
-    legalize_function(bb, name, func, emit_block)
+                self.visit_binding(b)
 
 
 def FuseOps(fuse_opt_level=-1):  # noqa: N802 (TVM's name)
@@ -146,10 +130,10 @@ def FuseOps(fuse_opt_level=-1):  # noqa: N802 (TVM's name)
         if level == 0:
             return mod
         mod_funcs = {str(k): f for k, f in mod.functions.items()}
-        bb = BlockBuilder(IRModule({k: f for k, f in mod.functions.items()
-                                    if not isinstance(f, _expr.Function) or "Primitive" in f.attrs}))
-        for name, func in mod.functions.items():
+        fuser = _Fuser(mod, mod_funcs)
+        for name, func in mod_funcs.items():
             if isinstance(func, _expr.Function) and "Primitive" not in func.attrs:
-                _fuse_function(bb, str(name), func, mod_funcs)
-        return bb.get()
+                fuser.var_remap_, fuser._bound = {}, {}
+                fuser.visit_function(name, func)
+        return fuser.builder_.get()
     return ModulePass(run, PassInfo(0, "relax.FuseOps"))

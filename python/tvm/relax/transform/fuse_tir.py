@@ -11,7 +11,7 @@ from ...ir import IRModule, _api
 from .. import expr as _expr
 from ..block_builder import BlockBuilder
 from ..op import call_tir
-from .legalize_ops import emit_binding, legalize_function
+from ..expr_functor import ExprMutator, ExprVisitor
 
 
 def _tensor_infos(sinfo):
@@ -66,15 +66,32 @@ def _merge(name, prim, mod_funcs):
         return None
 
 
-def _inline(bb, rw, prim, args, binding, dataflow):
-    """Emits the bindings of primitive function `prim` applied to `args` (unfused)."""
-    for p, a in zip(prim.params, args):
-        rw.vmap[p._h] = a
-    blocks = list(prim.body.blocks)
-    for block in blocks:
-        for b in block.bindings:
-            rw.vmap[b.var._h] = bb.emit(rw.expr(b.value), str(b.var.name_hint))
-    emit_binding(bb, rw, binding, rw.expr(prim.body.body), dataflow)
+class _CallFused(ExprMutator):
+    """Rebuilds the callers: a call of a merged group calls its PrimFunc with call_tir; a
+    group that could not be merged is inlined back, its bindings emitted in place."""
+
+    def __init__(self, mod, gvars, prims):
+        super().__init__(mod)
+        self.gvars, self.prims = gvars, prims
+
+    def visit_var_binding_(self, b):
+        v = b.value
+        name = str(v.op.name_hint) if isinstance(v, _expr.Call) and isinstance(v.op, _expr.GlobalVar) else None
+        if name in self.gvars:
+            args = [self.visit_expr(a) for a in v.args]
+            self.emit_binding(b, call_tir(self.gvars[name], args, b.var.struct_info))
+        elif name in self.prims:
+            self.inline(self.prims[name], [self.visit_expr(a) for a in v.args], b)
+        else:
+            super().visit_var_binding_(b)
+
+    def inline(self, prim, args, binding):
+        for p, a in zip(prim.params, args):
+            self.var_remap_[p._h] = a
+        for block in prim.body.blocks:
+            for b in block.bindings:
+                self.var_remap_[b.var._h] = self.builder_.emit(self.visit_expr(b.value), str(b.var.name_hint))
+        self.emit_binding(binding, self.visit_expr(prim.body.body))
 
 
 def FuseTIR():  # noqa: N802 (TVM's name)
@@ -85,51 +102,27 @@ def FuseTIR():  # noqa: N802 (TVM's name)
         prims = {k: f for k, f in mod_funcs.items() if isinstance(f, _expr.Function) and "Primitive" in f.attrs}
         fused = {k: _merge(k, f, mod_funcs) for k, f in prims.items()}
         keep = {k: f for k, f in mod_funcs.items() if k not in prims}
-        bb = BlockBuilder(IRModule({k: f for k, f in keep.items() if not isinstance(f, _expr.Function)}))
-        gvars = {k: bb.add_func(f, k) for k, f in fused.items() if f is not None}
-
-        def emit_block(bb, rw, block, dataflow):
-            for b in block.bindings:
-                v = b.value
-                name = str(v.op.name_hint) if isinstance(v, _expr.Call) and isinstance(v.op, _expr.GlobalVar) else None
-                if name in gvars:
-                    args = [rw.expr(a) for a in v.args]
-                    emit_binding(bb, rw, b, call_tir(gvars[name], args, b.var.struct_info), dataflow)
-                elif name in prims:
-                    _inline(bb, rw, prims[name], [rw.expr(a) for a in v.args], b, dataflow)
-                else:
-                    emit_binding(bb, rw, b, rw.expr(v), dataflow)
-
-        for k, f in keep.items():
-            if isinstance(f, _expr.Function):
-                legalize_function(bb, k, f, emit_block)
-        return _drop_unreferenced(bb.get())
+        rw = _CallFused(IRModule(keep), {}, prims)
+        rw.gvars = {k: rw.builder_.add_func(f, k) for k, f in fused.items() if f is not None}
+        return _drop_unreferenced(rw.transform_module())
     return ModulePass(run, PassInfo(0, "relax.FuseTIR"))
+
+
+class _GlobalRefs(ExprVisitor):
+    def __init__(self):
+        self.names = set()
+
+    def visit_global_var_(self, g):
+        self.names.add(str(g.name_hint))
 
 
 def _drop_unreferenced(mod):
     """Drops the PrimFuncs that no Relax function calls any more (the group members), keeping
     every function that was in the module for other reasons."""
-    called = set()
-
-    def visit(e):
-        if isinstance(e, _expr.Call):
-            if isinstance(e.op, _expr.GlobalVar):
-                called.add(str(e.op.name_hint))
-            for a in e.args:
-                visit(a)
-        elif isinstance(e, _expr.GlobalVar):
-            called.add(str(e.name_hint))
-        elif isinstance(e, _expr.Tuple):
-            for f in e.fields:
-                visit(f)
-
+    refs = _GlobalRefs()
     funcs = {str(k): f for k, f in mod.functions.items()}
     for f in funcs.values():
         if isinstance(f, _expr.Function):
-            for block in f.body.blocks:
-                for b in block.bindings:
-                    visit(b.value)
-            visit(f.body.body)
+            refs.visit_expr(f)
     return IRModule({k: f for k, f in funcs.items()
-                     if isinstance(f, _expr.Function) or k in called or "op_pattern" not in f.attrs})
+                     if isinstance(f, _expr.Function) or k in refs.names or "op_pattern" not in f.attrs})

@@ -4,9 +4,8 @@ legalization of each is registered here by name (TVM's FLegalize)."""
 
 from ... import topi
 from ...topi import matmul_packed
-from ...ir import IRModule
 from .. import expr as _expr
-from ..block_builder import BlockBuilder
+from ..expr_functor import ExprMutator
 from .legalize_f16 import in_float32
 
 LEGALIZE = {}
@@ -186,90 +185,26 @@ def _layer_norm(bb, call):
 del _name
 
 
-def _key(obj):
-    """Identity of an IR node (the wrapper objects differ between reads)."""
-    return obj._h
+class Legalizer(ExprMutator):
+    """Rebuilds each function binding by binding; every operator call becomes the call_tir its
+    legalization makes (call_tir and call_dps_packed are left as they are)."""
 
-
-class _Rewriter:
-    """Rebuilds a function binding by binding with a BlockBuilder, legalizing op calls."""
-
-    def __init__(self, bb):
-        self.bb = bb
-        self.vmap = {}
-
-    def expr(self, e):
-        if isinstance(e, _expr.Var):
-            return self._lookup(e)
-        if isinstance(e, _expr.Tuple):
-            return _expr.Tuple([self.operand(f) for f in e.fields])
-        if isinstance(e, _expr.TupleGetItem):
-            return _expr.TupleGetItem(self.operand(e.tuple_value), e.index)
-        if isinstance(e, _expr.Call):
-            args = [self.operand(a) for a in e.args]
-            return _expr.Call(e.op, args, dict(e.attrs), list(e.sinfo_args))
-        return e
-
-    def operand(self, e):
-        """An argument: a nested operator call (R.add(x, R.zeros(...)), composites such as
-        R.linear) is legalized and bound first, as TVM's normalization to ANF would."""
-        if isinstance(e, _expr.Call) and isinstance(e.op, _expr.Op):
-            return self.bb.emit(self.legalize(e))
-        return self.expr(e)
-
-    def _lookup(self, v):
-        return self.vmap.get(_key(v), v)
-
-    def legalize(self, value):
-        value = self.expr(value)
-        if isinstance(value, _expr.Call) and isinstance(value.op, _expr.Op):
-            name = str(value.op.name)
-            if name in ("relax.call_tir", "relax.call_dps_packed"):
-                return value
-            fn = LEGALIZE.get(name)
-            if fn is None:
-                raise NotImplementedError("LegalizeOps: no legalization for %s" % name)
-            value = self.bb.normalize(value)
-            return fn(self.bb, value)
-        return value
-
-
-def emit_binding(bb, rw, b, value, dataflow):
-    """Binds the rewritten `value` of binding `b` in the builder's current block, keeping the
-    variable's kind (match_cast, a dataflow output, a plain binding) and name."""
-    if isinstance(b, _expr.MatchCast):
-        new = bb.match_cast(value, b.struct_info, str(b.var.name_hint))
-    elif dataflow and not isinstance(b.var, _expr.DataflowVar):
-        new = bb.emit_output(value, str(b.var.name_hint))
-    else:
-        new = bb.emit(value, str(b.var.name_hint))
-    rw.vmap[_key(b.var)] = new
-
-
-def _emit_each(bb, rw, block, dataflow):
-    for b in block.bindings:
-        emit_binding(bb, rw, b, rw.legalize(b.value), dataflow)
-
-
-def legalize_function(bb, name, func, emit_block=_emit_each):
-    """Rebuilds `func` in `bb` block by block; `emit_block(bb, rw, block, dataflow)` emits
-    each block's bindings (one legalized call each by default; FuseOps and FuseTIR
-    group and rewrite)."""
-    rw = _Rewriter(bb)
-    with bb.function(name, list(func.params), attrs=dict(func.attrs), pure=bool(func.is_pure)):
-        body = func.body
-        blocks = list(body.blocks) if isinstance(body, _expr.SeqExpr) else []
-        for block in blocks:
-            dataflow = isinstance(block, _expr.DataflowBlock)
-            if dataflow:
-                with bb.dataflow():
-                    emit_block(bb, rw, block, dataflow)
-            else:
-                emit_block(bb, rw, block, dataflow)
-        out = rw.expr(body.body if isinstance(body, _expr.SeqExpr) else body)
-        if isinstance(out, _expr.Call):
-            out = rw.legalize(out)
-        bb.emit_func_output(out)
+    def visit_call_(self, e):
+        call = super().visit_call_(e)          # nested operator calls are legalized first
+        if not isinstance(call, _expr.Call) or not isinstance(call.op, _expr.Op):
+            return call
+        name = str(call.op.name)
+        if name in ("relax.call_tir", "relax.call_dps_packed"):
+            return call
+        fn = LEGALIZE.get(name)
+        if fn is None:
+            raise NotImplementedError("LegalizeOps: no legalization for %s" % name)
+        # a nested call (R.add(x, R.zeros(...)), composites such as R.linear) is bound first,
+        # as TVM's normalization to ANF would
+        args = [self.builder_.emit(a) if isinstance(a, _expr.Call) else a for a in call.args]
+        if any(not a.same_as(b) for a, b in zip(args, call.args)):
+            call = _expr.Call(call.op, args, dict(call.attrs), list(call.sinfo_args))
+        return fn(self.builder_, self.builder_.normalize(call))
 
 
 def LegalizeOps():  # noqa: N802 (TVM's name)
@@ -277,10 +212,5 @@ def LegalizeOps():  # noqa: N802 (TVM's name)
     from ...ir.transform import ModulePass, PassInfo
 
     def run(mod, ctx):
-        bb = BlockBuilder(IRModule({k: f for k, f in mod.functions.items()
-                                    if not isinstance(f, _expr.Function)}))
-        for name, func in mod.functions.items():
-            if isinstance(func, _expr.Function):
-                legalize_function(bb, str(name), func)
-        return bb.get()
+        return Legalizer(mod).transform_module()
     return ModulePass(run, PassInfo(0, "relax.LegalizeOps"))
