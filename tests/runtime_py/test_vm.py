@@ -77,7 +77,7 @@ def test_saved_and_loaded_executable_gives_the_same_result():
     arrays = [rng.standard_normal(s).astype(np.float32)
               for s in [(4, 8), (8, 16), (16,), (16, 3), (3,)]]
     data = EXE.save_to_bytes()
-    loaded = tvm.runtime.Executable.load_from_bytes(data)
+    loaded = tvm.runtime.vm.Executable.load_from_bytes(data)
     assert loaded.save_to_bytes() == data  # canonical form
     kernels = tvm.runtime.load_module(os.environ["MLP_KERNELS"])
     tvm_ffi.get_global_func("ffi.ModuleImportModule")(loaded.mod, kernels)
@@ -119,9 +119,9 @@ def test_corrupt_executables_raise_value_error(data):
         i = data.draw(st.integers(0, len(raw)))
         raw[i:i] = data.draw(st.binary(min_size=1, max_size=64))
     try:
-        exe = tvm.runtime.Executable.load_from_bytes(bytes(raw))
+        exe = tvm.runtime.vm.Executable.load_from_bytes(bytes(raw))
     except ValueError:
         return
     # Mutations that still load are valid executables: they save back canonically.
-    assert tvm.runtime.Executable.load_from_bytes(exe.save_to_bytes()).save_to_bytes() == \
+    assert tvm.runtime.vm.Executable.load_from_bytes(exe.save_to_bytes()).save_to_bytes() == \
         exe.save_to_bytes()

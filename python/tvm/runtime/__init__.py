@@ -3,7 +3,8 @@
 from .device import Device, cpu, cuda, device
 from .tensor import Tensor, empty, tensor
 from .module import load_module
-from .vm import Executable, VirtualMachine
+from .executable import Executable
+from .vm import VirtualMachine
 from . import cuda_support
 from .cuda_support import driver_status as cuda_driver_status
 from .cuda_support import unavailable_reason as cuda_unavailable_reason

@@ -4,7 +4,7 @@
     with b.function("main", num_inputs=2, params=["x", "y"]):
         b.emit_call("my.add", [b.r(0), b.r(1)], dst=2)
         b.emit_ret(2)
-    exe = b.get()                          # a validated tvm.runtime.Executable
+    exe = b.get()                          # a validated tvm.runtime.vm.Executable
 
 Operands: `r(i)` a register, `imm(v)` an int, `c(value)` a constant (pooled), `f(name)` a
 function value, `VM` the running VM (builtins that allocate take it first), `VOID` None.

@@ -36,13 +36,9 @@ def register_build(*kinds):
     return register
 
 
-def _load_backends():
-    from . import cuda_backend, llvm_backend  # noqa: F401  (they register themselves)
-
-
 def build(mod, target):
-    """The artifact of compiling the lowered IRModule `mod` for `target` (a Target)."""
-    _load_backends()
+    """The artifact of compiling the lowered IRModule `mod` for `target` (a Target). The
+    backends register when imported (tvm.tir.build imports llvm_backend and cuda_backend)."""
     kind = target.kind_name
     fn = _BUILDERS.get(kind)
     if fn is not None:

@@ -93,7 +93,7 @@ def build(mod, target=None, pipeline="default", *, jit=False):
     this process by llvmlite's MCJIT instead of linked into a temporary library."""
     from .._compiler_guard import check_compiler
     from ..runtime.executable import Executable
-    from ..target import codegen, llvm_backend
+    from ..target import codegen, cuda_backend, llvm_backend  # noqa: F401 (they register)
 
     check_compiler("tvm.tir.build")
     mod = as_module(mod)
