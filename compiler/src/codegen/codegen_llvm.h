@@ -294,10 +294,15 @@ class CodeGen {
     Declare("TVMBackendParallelLaunch", "declare i32 @TVMBackendParallelLaunch(ptr, ptr, i32)");
     std::unordered_map<const Object*, int> used;
     CollectVars(Any(n->body), &used);
+    // Closure slots in first-use order (iterating `used` would order them by address, which
+    // differs from run to run, and so would the generated code).
+    std::vector<std::pair<int, const Object*>> order;
+    for (const auto& kv : used) order.emplace_back(kv.second, kv.first);
+    std::sort(order.begin(), order.end());
     std::vector<std::pair<const Object*, Val>> caps;
-    for (const auto& kv : used) {
-      auto it = vars_.find(kv.first);
-      if (it != vars_.end() && kv.first != n->loop_var.get()) caps.emplace_back(kv.first, it->second);
+    for (const auto& [first_use, var] : order) {
+      auto it = vars_.find(var);
+      if (it != vars_.end() && var != n->loop_var.get()) caps.emplace_back(var, it->second);
     }
     size_t nslots = caps.size() + 2;
     std::string cdata = "%" + Label("closure");
