@@ -211,6 +211,17 @@ Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
   return Stmt(n);
 }
 
+PrimFunc WithBody(const PrimFunc& f, Stmt body) {
+  return MakePrimFunc(f->params, f->buffer_map, std::move(body), f->attrs);
+}
+
+PrimExpr MakeStringImm(const std::string& s) {
+  ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
+  n->dtype = Handle();
+  n->value = String(s);
+  return PrimExpr(n);
+}
+
 Stmt WithBody(const ForNode* loop, Stmt body) {
   return MakeFor(loop->loop_var, loop->min, loop->extent, loop->kind, std::move(body),
                  std::string(loop->thread_tag), loop->annotations);
@@ -495,12 +506,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
 
   // ---- constructors for Python ----
   RegisterCompilerGlobal("tir.Var", [](std::string name, DataType t) { return Var(name, t); });
-  RegisterCompilerGlobal("tir.StringImm", [](std::string v) {
-    ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
-    n->dtype = Handle();
-    n->value = String(v);
-    return PrimExpr(n);
-  });
+  RegisterCompilerGlobal("tir.StringImm", [](std::string v) { return MakeStringImm(v); });
   RegisterCompilerGlobal("tir.Binary", [](std::string key, PrimExpr a, PrimExpr b) {
     return MakeBinary(key, a, b);
   });

@@ -408,6 +408,8 @@ PrimExpr MakeConst(DataType t, double value);
 /*! \brief Builds a binary node by type key ("tir.Add"); checks dtypes, infers the result. */
 PrimExpr MakeBinary(const std::string& key, PrimExpr a, PrimExpr b);
 PrimExpr MakeNot(PrimExpr a);
+/*! \brief A string constant (dtype handle): names in calls such as tvm_call_packed. */
+PrimExpr MakeStringImm(const std::string& s);
 PrimExpr MakeSelect(PrimExpr c, PrimExpr t, PrimExpr f);
 PrimExpr MakeCast(DataType t, PrimExpr v);
 PrimExpr MakeCall(DataType t, const std::string& op, Array<PrimExpr> args);
@@ -422,6 +424,8 @@ Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
              std::string thread_tag = "", Map<String, Any> annotations = {});
 /*! \brief The same loop with another body (kind, tag and annotations kept). */
 Stmt WithBody(const ForNode* loop, Stmt body);
+/*! \brief The same function with another body (params, buffer_map and attrs kept). */
+PrimFunc WithBody(const PrimFunc& f, Stmt body);
 IterVar MakeIterVar(Var v, PrimExpr min, PrimExpr extent, int64_t kind);
 Block MakeBlock(Array<IterVar> iter_vars, Array<BufferRegion> reads, Array<BufferRegion> writes,
                 std::string name, Stmt body, Stmt init, Array<Buffer> alloc_buffers,
