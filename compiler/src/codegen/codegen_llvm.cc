@@ -1,51 +1,319 @@
 /*
- * LLVM IR text codegen for CPU ("codegen.LLVMText"): one function `__tvm_ffi_<name>` per
- * PrimFunc in the packed calling convention that tir.transform.MakePackedAPI produced:
- *   i32 (ptr self, ptr args (TVMFFIAny[]), i32 num_args, ptr result)
- * The argument checks are already TIR (AssertStmt, raised through
- * TVMFFIErrorSetRaisedFromCStr); codegen lowers the `tir.ffi_arg_*` / `tir.dltensor_*`
- * intrinsics to loads. Temporaries come from TVMBackendAllocWorkspace (large) or the stack.
- * The text is opaque-pointer LLVM IR; llvmlite does the rest.
+ * CodeGenLLVM, the target-independent part (codegen_llvm.h): LLVM types, the module and
+ * function text, statements and buffer access. Expressions are in codegen_llvm_expr.cc.
  */
 #include "codegen_llvm.h"
 
-#include "../support/registry.h"
+#include <cstdio>
+#include <cstring>
 
 namespace tvm {
+namespace codegen {
 
-using codegen::CodeGen;
+// ---------------------------------------------------------------- types and literals
 
-/*! \brief " flag1 flag2" from "flag1,flag2" after checking each is an LLVM fast-math flag. */
-std::string FastMathFlags(const std::string& list) {
-  static const char* const kFlags[] = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"};
+std::string LLType(DataType t) {
+  std::string s;
+  if (IsBool(t)) s = "i1";
+  else if (IsIntOrUInt(t)) s = "i" + std::to_string(t.bits);
+  else if (IsFloat(t)) {
+    if (t.bits == 32) s = "float";
+    else if (t.bits == 64) s = "double";
+    else if (t.bits == 16) s = "half";
+    else TVM_FFI_THROW(TypeError) << "codegen: unsupported float width " << int(t.bits);
+  } else if (t.code == kDLBfloat && t.bits == 16) s = "bfloat";
+  else if (IsHandle(t)) s = "ptr";
+  else TVM_FFI_THROW(TypeError) << "codegen: unsupported dtype " << DTypeToString(t);
+  if (t.lanes > 1) return "<" + std::to_string(t.lanes) + " x " + s + ">";
+  return s;
+}
+
+std::string MemType(DataType t) {
+  if (IsBool(t)) return t.lanes > 1 ? "<" + std::to_string(t.lanes) + " x i8>" : "i8";
+  return LLType(t);
+}
+
+std::string FloatLiteral(DataType t, double v) {
+  if (t.bits == 32) v = static_cast<double>(static_cast<float>(v));
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%016llX", static_cast<unsigned long long>(bits));
+  return buf;
+}
+
+std::string Escape(const std::string& s) {
   std::string out;
-  std::istringstream is(list);
-  for (std::string flag; std::getline(is, flag, ',');) {
-    if (flag.empty()) continue;
-    if (std::find(std::begin(kFlags), std::end(kFlags), flag) == std::end(kFlags)) {
-      TVM_FFI_THROW(ValueError) << "codegen: '" << flag << "' is not an LLVM fast-math flag "
-                                << "(fast, nnan, ninf, nsz, arcp, contract, afn, reassoc)";
+  for (unsigned char c : s) {
+    if (c >= 32 && c < 127 && c != '"' && c != '\\') out += static_cast<char>(c);
+    else {
+      char buf[4];
+      std::snprintf(buf, sizeof(buf), "\\%02X", c);
+      out += buf;
     }
-    out += " " + flag;
   }
   return out;
 }
 
-std::string CodegenLLVMText(const IRModule& mod, const std::string& triple, const std::string& fast_math) {
-  CodeGen cg;
-  cg.fast_math_ = FastMathFlags(fast_math);
-  for (const auto& kv : mod->functions) {
-    PrimFunc f = AsPrimFunc(kv.second);
-    if (!f.defined()) TVM_FFI_THROW(TypeError) << "codegen: " << std::string(kv.first) << " is not a PrimFunc";
-    cg.AddFunction(f, f.GlobalSymbol(std::string(kv.first)));
+// ---------------------------------------------------------------- module and function text
+
+void CodeGenLLVM::Declare(const std::string& name, const std::string& sig) {
+  if (!declared_.count(name)) declared_[name] = sig;
+}
+
+std::string CodeGenLLVM::Str(const std::string& s) {
+  auto it = strings_.find(s);
+  if (it != strings_.end()) return it->second;
+  std::string name = "@.str." + std::to_string(strings_.size());
+  globals_ << name << " = private unnamed_addr constant [" << s.size() + 1 << " x i8] c\""
+           << Escape(s) << "\\00\", align 1\n";
+  strings_[s] = name;
+  return name;
+}
+
+void CodeGenLLVM::BeginFunction(const std::string& name) {
+  body_.str("");
+  allocas_.str("");
+  tmp_ = 0;
+  label_ = 0;
+  vars_.clear();
+  func_name_ = name;
+}
+
+void CodeGenLLVM::EndFunction(const std::string& signature, const std::string& epilogue) {
+  funcs_ << "define " << signature << " {\nentry:\n" << allocas_.str() << body_.str() << epilogue << "}\n\n";
+}
+
+std::string CodeGenLLVM::Assemble(const std::string& banner, const std::string& triple) {
+  std::ostringstream out;
+  out << banner;
+  if (!triple.empty()) out << "target triple = \"" << triple << "\"\n";
+  out << "\n" << globals_.str() << "\n";
+  for (const auto& kv : declared_) out << kv.second << "\n";
+  out << "\n" << funcs_.str();
+  out << "attributes #0 = { nounwind }\n";
+  out << metadata_.str();
+  return out.str();
+}
+
+std::string CodeGenLLVM::Load(const std::string& ty, const std::string& ptr, int64_t offset, int align) {
+  std::string p = ptr;
+  if (offset != 0) {
+    p = Tmp();
+    body_ << "  " << p << " = getelementptr inbounds i8, ptr " << ptr << ", i64 " << offset << "\n";
   }
-  return cg.Finish(triple);
+  std::string v = Tmp();
+  body_ << "  " << v << " = load " << ty << ", ptr " << p << ", align " << align << "\n";
+  return v;
 }
 
-TVM_FFI_STATIC_INIT_BLOCK() {
-  RegisterCompilerGlobal("codegen.LLVMText", [](IRModule mod, std::string triple, std::string fast_math) {
-    return CodegenLLVMText(mod, triple, fast_math);
-  });
+// ---------------------------------------------------------------- statements
+
+void CodeGenLLVM::Stmt(const tvm::Stmt& s) {
+  if (!s.defined()) return;
+  if (auto* n = s.as<SeqStmtNode>()) {
+    for (const tvm::Stmt& x : n->seq) Stmt(x);
+  } else if (auto* n = s.as<ForNode>()) {
+    Val mn = Expr(n->min), ext = Expr(n->extent);
+    DataType t = n->loop_var->dtype;
+    mn = Cast(mn, t);
+    ext = Cast(ext, t);
+    std::string ty = LLType(t);
+    std::string end = Tmp();
+    body_ << "  " << end << " = add " << ty << " " << mn.v << ", " << ext.v << "\n";
+    if (n->kind == static_cast<int64_t>(ForKind::kParallel) && ParallelFor(n, mn, ext)) return;
+    std::string addr = "%" + Label("iv.addr");
+    allocas_ << "  " << addr << " = alloca " << ty << "\n";
+    body_ << "  store " << ty << " " << mn.v << ", ptr " << addr << "\n";
+    std::string cond = Label("for.cond"), bodyl = Label("for.body"), endl = Label("for.end");
+    body_ << "  br label %" << cond << "\n" << cond << ":\n";
+    std::string iv = Tmp(), c = Tmp();
+    body_ << "  " << iv << " = load " << ty << ", ptr " << addr << "\n";
+    body_ << "  " << c << " = icmp slt " << ty << " " << iv << ", " << end << "\n";
+    body_ << "  br i1 " << c << ", label %" << bodyl << ", label %" << endl << "\n";
+    body_ << bodyl << ":\n";
+    vars_[n->loop_var.get()] = Val{iv, t};
+    Stmt(n->body);
+    std::string nx = Tmp();
+    body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";
+    body_ << "  store " << ty << " " << nx << ", ptr " << addr << "\n";
+    body_ << "  br label %" << cond << LoopMetadata(n->kind) << "\n" << endl << ":\n";
+  } else if (auto* n = s.as<BufferStoreNode>()) {
+    Val v = Expr(n->value);
+    if (v.t.lanes > 1) {
+      VectorStore(n, v);
+      return;
+    }
+    std::string p = Address(n->buffer, n->indices);
+    std::string mt = MemType(v.t);
+    std::string sv = v.v;
+    if (IsBool(v.t)) {
+      sv = Tmp();
+      body_ << "  " << sv << " = zext " << LLType(v.t) << " " << v.v << " to " << mt << "\n";
+    }
+    body_ << "  store " << mt << " " << sv << ", ptr " << p << ", align " << ElemAlign(n->buffer->dtype) << "\n";
+  } else if (auto* n = s.as<LetStmtNode>()) {
+    vars_[n->var.get()] = Expr(n->value);
+    Stmt(n->body);
+  } else if (auto* n = s.as<IfThenElseNode>()) {
+    Val c = Expr(n->condition);
+    std::string tl = Label("if.then"), el = Label("if.else"), dl = Label("if.end");
+    body_ << "  br i1 " << c.v << ", label %" << tl << ", label %" << el << "\n" << tl << ":\n";
+    Stmt(n->then_case);
+    body_ << "  br label %" << dl << "\n" << el << ":\n";
+    Stmt(n->else_case);
+    body_ << "  br label %" << dl << "\n" << dl << ":\n";
+  } else if (auto* n = s.as<AllocateNode>()) {
+    // Small constant-size temporaries live on the stack (entry-block alloca), like TVM's
+    // kMaxStackAlloca rule; everything else comes from the workspace pool.
+    int64_t bytes = ElemAlign(n->buffer->dtype);
+    for (const PrimExpr& d : n->buffer->shape) {
+      const int64_t* c = AsConstInt(d);
+      bytes = (c != nullptr && bytes <= 1024) ? bytes * *c : -1;
+      if (bytes < 0) break;
+    }
+    if (bytes > 0 && bytes <= 1024) {
+      std::string a = "%" + Label("stack");
+      allocas_ << "  " << a << " = alloca [" << bytes << " x i8], align 64\n";
+      vars_[n->buffer->data.get()] = Val{a, Handle()};
+      Stmt(n->body);
+      return;
+    }
+    TVM_FFI_THROW(ValueError) << "codegen: " << std::string(n->buffer->name)
+                              << " is too large or not constant for the stack; run "
+                                 "tir.transform.LowerTVMBuiltin first (tvm.compile does)";
+  } else if (auto* n = s.as<EvaluateNode>()) {
+    Expr(n->value);
+  } else if (s.as<BlockRealizeNode>() || s.as<BlockNode>()) {
+    TVM_FFI_THROW(ValueError) << "codegen: the function still has blocks; lower it first "
+                                 "(tvm.lower / tvm.compile run the block-lowering passes)";
+  } else {
+    TVM_FFI_THROW(ValueError) << "codegen: unsupported statement " << s.GetTypeKey();
+  }
 }
 
+bool CodeGenLLVM::ParallelFor(const ForNode*, const Val&, const Val&) { return false; }
+
+std::string CodeGenLLVM::LoopMetadata(int64_t kind) {
+  if (kind != 2 && kind != 3) return "";
+  int id = md_count_;
+  md_count_ += 2;
+  const char* hint = kind == 2 ? "!{!\"llvm.loop.vectorize.enable\", i1 true}"
+                               : "!{!\"llvm.loop.unroll.full\"}";
+  metadata_ << "!" << id << " = distinct !{!" << id << ", !" << id + 1 << "}\n";
+  metadata_ << "!" << id + 1 << " = " << hint << "\n";
+  return ", !llvm.loop !" + std::to_string(id);
+}
+
+// ---------------------------------------------------------------- buffers
+
+const Val& CodeGenLLVM::BufferData(const Buffer& b) {
+  auto it = vars_.find(b->data.get());
+  if (it == vars_.end()) TVM_FFI_THROW(ValueError) << "codegen: buffer " << std::string(b->name) << " is not bound";
+  return it->second;
+}
+
+std::string CodeGenLLVM::Address(const Buffer& b, const Array<PrimExpr>& indices) {
+  auto it = vars_.find(b->data.get());
+  if (it == vars_.end()) TVM_FFI_THROW(ValueError) << "codegen: buffer " << std::string(b->name) << " is not bound";
+  std::string flat;
+  size_t nd = indices.size();
+  if (nd == 0) flat = "0";
+  for (size_t k = 0; k < nd; ++k) {
+    Val i = Cast(Expr(indices[k]), Int(64));
+    if (!b->strides.empty()) {
+      Val s = Cast(Expr(b->strides[k]), Int(64));
+      std::string m = Tmp();
+      body_ << "  " << m << " = mul i64 " << i.v << ", " << s.v << "\n";
+      if (flat.empty()) flat = m;
+      else {
+        std::string a = Tmp();
+        body_ << "  " << a << " = add i64 " << flat << ", " << m << "\n";
+        flat = a;
+      }
+    } else if (flat.empty()) {
+      flat = i.v;
+    } else {
+      Val d = Cast(Expr(b->shape[k]), Int(64));
+      std::string m = Tmp(), a = Tmp();
+      body_ << "  " << m << " = mul i64 " << flat << ", " << d.v << "\n";
+      body_ << "  " << a << " = add i64 " << m << ", " << i.v << "\n";
+      flat = a;
+    }
+  }
+  std::string p = Tmp();
+  body_ << "  " << p << " = getelementptr inbounds " << MemType(b->dtype) << ", ptr " << it->second.v
+        << ", i64 " << flat << "\n";
+  return p;
+}
+
+std::string CodeGenLLVM::ContiguousPtr(const Buffer& b, const Array<PrimExpr>& idx) {
+  if (idx.size() != 1) return "";
+  const RampNode* r = idx[0].as<RampNode>();
+  if (r == nullptr) return "";
+  const int64_t* st = AsConstInt(r->stride);
+  if (st == nullptr || *st != 1) return "";
+  Val base = Cast(Expr(r->base), Int(64));
+  std::string p = Tmp();
+  body_ << "  " << p << " = getelementptr inbounds " << MemType(b->dtype) << ", ptr " << BufferData(b).v
+        << ", i64 " << base.v << "\n";
+  return p;
+}
+
+std::vector<std::string> CodeGenLLVM::LanePtrs(const Buffer& b, const Array<PrimExpr>& idx, int lanes) {
+  if (idx.size() != 1) TVM_FFI_THROW(ValueError) << "codegen: vector access to an unflattened buffer";
+  Val vi = Expr(idx[0]);
+  std::vector<std::string> out;
+  for (int k = 0; k < lanes; ++k) {
+    Val lane = Emit("extractelement " + LLType(vi.t) + " " + vi.v + ", i32 " + std::to_string(k), ElementOf(vi.t));
+    Val i64 = Cast(lane, Int(64));
+    std::string p = Tmp();
+    body_ << "  " << p << " = getelementptr inbounds " << MemType(b->dtype) << ", ptr " << BufferData(b).v
+          << ", i64 " << i64.v << "\n";
+    out.push_back(p);
+  }
+  return out;
+}
+
+Val CodeGenLLVM::VectorLoad(const BufferLoadNode* n, DataType t) {
+  std::string mt = MemType(t);
+  std::string align = std::to_string(ElemAlign(n->buffer->dtype));
+  std::string p = ContiguousPtr(n->buffer, n->indices);
+  Val v;
+  if (!p.empty()) {
+    v = Emit("load " + mt + ", ptr " + p + ", align " + align, t);
+  } else {
+    std::vector<std::string> ptrs = LanePtrs(n->buffer, n->indices, t.lanes);
+    std::string et = MemType(ElementOf(t));
+    std::string acc = "poison";
+    for (int k = 0; k < t.lanes; ++k) {
+      Val x = Emit("load " + et + ", ptr " + ptrs[k] + ", align " + align, ElementOf(t));
+      Val ins = Emit("insertelement " + mt + " " + acc + ", " + et + " " + x.v + ", i32 " + std::to_string(k), t);
+      acc = ins.v;
+    }
+    v = Val{acc, t};
+  }
+  if (IsBool(t)) return Emit("trunc " + mt + " " + v.v + " to " + LLType(t), t);
+  return v;
+}
+
+void CodeGenLLVM::VectorStore(const BufferStoreNode* n, Val v) {
+  DataType t = v.t;
+  std::string mt = MemType(t);
+  std::string align = std::to_string(ElemAlign(n->buffer->dtype));
+  if (IsBool(t)) v = Emit("zext " + LLType(t) + " " + v.v + " to " + mt, t);
+  std::string p = ContiguousPtr(n->buffer, n->indices);
+  if (!p.empty()) {
+    body_ << "  store " << mt << " " << v.v << ", ptr " << p << ", align " << align << "\n";
+    return;
+  }
+  std::vector<std::string> ptrs = LanePtrs(n->buffer, n->indices, t.lanes);
+  std::string et = MemType(ElementOf(t));
+  for (int k = 0; k < t.lanes; ++k) {
+    Val x = Emit("extractelement " + mt + " " + v.v + ", i32 " + std::to_string(k), ElementOf(t));
+    body_ << "  store " << et << " " << x.v << ", ptr " << ptrs[k] << ", align " << align << "\n";
+  }
+}
+
+}  // namespace codegen
 }  // namespace tvm

@@ -1,21 +1,23 @@
 /*
- * The LLVM IR text emitter shared by the CPU code generator (codegen_llvm.cc: functions in the
- * packed calling convention, parallel loops through the runtime's thread pool) and the NVPTX
- * one (codegen_nvptx.cc: CUDA kernels). It lowers TIR statements and expressions to
- * opaque-pointer LLVM IR text; a subclass overrides what differs per target (loops bound to
- * GPU threads, shared memory, math intrinsics). Internal to libtvm_compiler.
+ * CodeGenLLVM: lowers TIR statements and expressions to opaque-pointer LLVM IR text. It knows
+ * no calling convention and no runtime: a target's code generator derives from it, says how a
+ * function starts and ends, and overrides the hooks where targets differ:
+ *
+ *   codegen_cpu.h/.cc   host functions in the tvm-ffi packed calling convention, assertions,
+ *                       parallel loops through the runtime's thread pool, packed calls;
+ *   codegen_nvptx.cc    CUDA kernels: thread-bound loops, shared memory, libdevice math.
+ *
+ * The emitter itself is split by concept: codegen_llvm.cc (types, module and function text,
+ * statements, buffer access) and codegen_llvm_expr.cc (expressions, casts, math). The text it
+ * writes is part of the contract (tests compare it byte for byte): keep the order in which
+ * temporaries, labels and declarations are made. Internal to libtvm_compiler.
  */
 #ifndef TVM_COMPILER_CODEGEN_CODEGEN_LLVM_H_
 #define TVM_COMPILER_CODEGEN_CODEGEN_LLVM_H_
 
 #include <tvm/ffi/error.h>
-#include <tvm/ir/reflection.h>
 #include <tvm/tir/ir.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -25,990 +27,108 @@
 namespace tvm {
 namespace codegen {
 
+/*! \brief An SSA value or constant (`v`, LLVM text) of TIR type `t`. */
 struct Val {
   std::string v;
   DataType t;
 };
 
-inline std::string LLType(DataType t) {
-  std::string s;
-  if (IsBool(t)) s = "i1";
-  else if (IsIntOrUInt(t)) s = "i" + std::to_string(t.bits);
-  else if (IsFloat(t)) {
-    if (t.bits == 32) s = "float";
-    else if (t.bits == 64) s = "double";
-    else if (t.bits == 16) s = "half";
-    else TVM_FFI_THROW(TypeError) << "codegen: unsupported float width " << int(t.bits);
-  } else if (t.code == kDLBfloat && t.bits == 16) s = "bfloat";
-  else if (IsHandle(t)) s = "ptr";
-  else TVM_FFI_THROW(TypeError) << "codegen: unsupported dtype " << DTypeToString(t);
-  if (t.lanes > 1) return "<" + std::to_string(t.lanes) + " x " + s + ">";
-  return s;
-}
-
+/*! \brief The LLVM type of a value of `t` (bool is i1; vectors are <n x T>). */
+std::string LLType(DataType t);
 /*! \brief Storage type in memory (bool is a byte). */
-inline std::string MemType(DataType t) {
-  if (IsBool(t)) return t.lanes > 1 ? "<" + std::to_string(t.lanes) + " x i8>" : "i8";
-  return LLType(t);
-}
+std::string MemType(DataType t);
+/*! \brief A float constant as LLVM's exact hex form (float32 rounded to float first). */
+std::string FloatLiteral(DataType t, double v);
+/*! \brief `s` escaped for a c"..." string constant. */
+std::string Escape(const std::string& s);
 
-inline std::string FloatLiteral(DataType t, double v) {
-  if (t.bits == 32) v = static_cast<double>(static_cast<float>(v));
-  uint64_t bits;
-  std::memcpy(&bits, &v, 8);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%016llX", static_cast<unsigned long long>(bits));
-  return buf;
-}
-
-inline std::string Escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 32 && c < 127 && c != '"' && c != '\\') out += static_cast<char>(c);
-    else {
-      char buf[4];
-      std::snprintf(buf, sizeof(buf), "\\%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
-class CodeGen {
+class CodeGenLLVM {
  public:
-  virtual ~CodeGen() = default;
+  virtual ~CodeGenLLVM() = default;
   /*! \brief LLVM fast-math flags put on every floating-point add/sub/mul/div/rem, with a
    * leading space (e.g. " contract"); empty by default: IEEE semantics, no FMA contraction. */
   std::string fast_math_;
-  std::ostringstream globals_;
-  std::ostringstream decls_;
-  std::map<std::string, std::string> declared_;
-
-  void Declare(const std::string& name, const std::string& sig) {
-    if (!declared_.count(name)) declared_[name] = sig;
-  }
-
-  std::string Str(const std::string& s) {
-    auto it = strings_.find(s);
-    if (it != strings_.end()) return it->second;
-    std::string name = "@.str." + std::to_string(strings_.size());
-    globals_ << name << " = private unnamed_addr constant [" << s.size() + 1 << " x i8] c\""
-             << Escape(s) << "\\00\", align 1\n";
-    strings_[s] = name;
-    return name;
-  }
-
-  /*! \brief One function in the packed calling convention (made by MakePackedAPI, which
-   * also wrote the argument checks as TIR). */
-  void AddFunction(const PrimFunc& f, const std::string& name) {
-    std::optional<Any> cc = f->attrs.Get(String("calling_conv"));
-    std::optional<String> ccs = cc.has_value() ? cc->as<String>() : std::nullopt;
-    if (!ccs.has_value() || std::string(*ccs) != "packed" || f->params.size() != 4) {
-      TVM_FFI_THROW(ValueError) << "codegen: function " << name
-                                << " is not in the packed calling convention; run "
-                                   "tir.transform.MakePackedAPI first (tvm.lower does)";
-    }
-    body_.str("");
-    allocas_.str("");
-    tmp_ = 0;
-    label_ = 0;
-    vars_.clear();
-    func_name_ = name;
-    vars_[f->params[0].get()] = Val{"%self", Handle()};
-    vars_[f->params[1].get()] = Val{"%args", Handle()};
-    vars_[f->params[2].get()] = Val{"%num_args", Int(32)};
-    vars_[f->params[3].get()] = Val{"%result", Handle()};
-    Stmt(f->body);
-    funcs_ << "define i32 @__tvm_ffi_" << name
-           << "(ptr %self, ptr %args, i32 %num_args, ptr %result) #0 {\nentry:\n"
-           << allocas_.str() << body_.str() << "  ret i32 0\n}\n\n";
-  }
-
-  std::string Finish(const std::string& triple) {
-    Declare("TVMFFIErrorSetRaisedFromCStr", "declare void @TVMFFIErrorSetRaisedFromCStr(ptr, ptr)");
-    std::ostringstream out;
-    out << "; generated by libtvm_compiler\n";
-    if (!triple.empty()) out << "target triple = \"" << triple << "\"\n";
-    out << "\n" << globals_.str() << "\n";
-    for (const auto& kv : declared_) out << kv.second << "\n";
-    out << "\n" << funcs_.str();
-    out << "attributes #0 = { nounwind }\n";
-    out << metadata_.str();
-    return out.str();
-  }
 
  protected:
-  std::ostringstream body_, funcs_, allocas_;
-  int lambda_count_{0};
-  int md_count_{0};
- public:
-  std::ostringstream metadata_;
- protected:
-  bool in_parallel_{false};
-  std::unordered_map<std::string, std::string> strings_;
-  std::unordered_map<std::string, std::string> packed_cache_;  // function name -> cache global
-  std::unordered_map<const Object*, Val> vars_;
-  int tmp_{0}, label_{0};
-  std::string func_name_;
+  // ---- module text (codegen_llvm.cc) ----
+  /*! \brief Declares an external function once (`sig` is its `declare` line). */
+  void Declare(const std::string& name, const std::string& sig);
+  /*! \brief A private global holding `s` (NUL-terminated), made once per distinct string. */
+  std::string Str(const std::string& s);
+  /*! \brief Fresh per-function state: body, entry-block allocas, temporaries, labels, vars. */
+  void BeginFunction(const std::string& name);
+  /*! \brief Appends `define <signature> {` with the entry allocas, the body and `epilogue`. */
+  void EndFunction(const std::string& signature, const std::string& epilogue);
+  /*! \brief The whole module: `banner`, target triple (when given), globals, declarations,
+   * functions, attributes and loop metadata. */
+  std::string Assemble(const std::string& banner, const std::string& triple);
+
+  // ---- statements and buffers (codegen_llvm.cc) ----
+  virtual void Stmt(const tvm::Stmt& s);
+  /*!
+   * \brief Emits a parallel loop over [mn, mn + ext) and returns true, or returns false to
+   * have it run as a serial loop (the default: a target without a thread pool).
+   */
+  virtual bool ParallelFor(const ForNode* n, const Val& mn, const Val& ext);
+  /*! \brief `, !llvm.loop !N` asking LLVM to vectorize (kind 2) or fully unroll (kind 3). */
+  std::string LoopMetadata(int64_t kind);
+  /*! \brief A load of `ty` from `ptr` + `offset` bytes. */
+  std::string Load(const std::string& ty, const std::string& ptr, int64_t offset, int align);
+  const Val& BufferData(const Buffer& b);
+  /*! \brief The address of element `indices` (row-major over the shape, or by strides). */
+  std::string Address(const Buffer& b, const Array<PrimExpr>& indices);
+  /*! \brief Contiguous vector access: the (flattened) index is Ramp(base, 1, lanes); else "". */
+  std::string ContiguousPtr(const Buffer& b, const Array<PrimExpr>& idx);
+  /*! \brief Per-lane addresses of a gather/scatter. */
+  std::vector<std::string> LanePtrs(const Buffer& b, const Array<PrimExpr>& idx, int lanes);
+  Val VectorLoad(const BufferLoadNode* n, DataType t);
+  void VectorStore(const BufferStoreNode* n, Val v);
+  static int ElemAlign(DataType t) { return IsBool(t) ? 1 : (t.bits + 7) / 8; }
+
+  // ---- expressions (codegen_llvm_expr.cc) ----
+  Val Expr(const PrimExpr& e);
+  /*! \brief Intrinsic calls ("tir.exp", "tir.if_then_else", ...); targets add their own. */
+  virtual Val Call(const CallNode* n, DataType t);
+  /*! \brief A unary llvm.<name> intrinsic of x (exp, sqrt, floor, fabs, ...). */
+  virtual Val Intrinsic(const std::string& name, const Val& x);
+  /*! \brief `%tN = rhs`, a value of type t. */
+  Val Emit(const std::string& rhs, DataType t);
+  Val Cast(Val v, DataType to);
+  Val Arith(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t);
+  Val Cmp(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t);
+  Val Cmp0(const std::string& op, const Val& x, const Val& y);
+  Val Const(DataType t, double v);
+  /*! \brief A constant vector of `scalar` with t.lanes lanes. */
+  Val Splat(const std::string& scalar, DataType t);
+  /*! \brief A vector of `lanes(t)` copies of the value x. */
+  Val SplatValue(const Val& x, DataType t);
+  // bfloat16 is only converted (see codegen_llvm_expr.cc).
+  static bool IsBF16(DataType t) { return t.code == kDLBfloat && t.bits == 16; }
+  static void RejectBF16(DataType t, const char* what);
+  Val BF16ToFloat(const Val& v);
+  Val FloatToBF16(const Val& f, DataType to);
+  // float16 math runs in float32 (see codegen_llvm_expr.cc).
+  static bool IsHalf(const Val& x) { return IsFloat(x.t) && x.t.bits == 16; }
+  Val Widen(const Val& x);
+  Val Narrow(const Val& y, DataType t);
+  /*! \brief A scalar libm function (float or double) of x; sigmoid as 1 / (1 + exp(-x)). */
+  Val LibmCall(const std::string& op, const Val& x, DataType t);
 
   std::string Tmp() { return "%t" + std::to_string(tmp_++); }
   std::string Label(const std::string& base) { return base + "." + std::to_string(label_++); }
 
-  /*! \brief if (!cond) raise kind(msg); continues in a fresh block. */
-  void Check(const std::string& cond, const std::string& kind, const std::string& msg) {
-    std::string okl = Label("ok"), errl = Label("err");
-    body_ << "  br i1 " << cond << ", label %" << okl << ", label %" << errl << "\n";
-    body_ << errl << ":\n";
-    body_ << "  call void @TVMFFIErrorSetRaisedFromCStr(ptr " << Str(kind) << ", ptr " << Str(msg)
-          << ")\n  ret i32 -1\n";
-    body_ << okl << ":\n";
-  }
-
-  std::string Load(const std::string& ty, const std::string& ptr, int64_t offset, int align) {
-    std::string p = ptr;
-    if (offset != 0) {
-      p = Tmp();
-      body_ << "  " << p << " = getelementptr inbounds i8, ptr " << ptr << ", i64 " << offset << "\n";
-    }
-    std::string v = Tmp();
-    body_ << "  " << v << " = load " << ty << ", ptr " << p << ", align " << align << "\n";
-    return v;
-  }
-
-  // ---------------------------------------------------------------- statements
-
-  virtual void Stmt(const tvm::Stmt& s) {
-    if (!s.defined()) return;
-    if (auto* n = s.as<SeqStmtNode>()) {
-      for (const tvm::Stmt& x : n->seq) Stmt(x);
-    } else if (auto* n = s.as<ForNode>()) {
-      Val mn = Expr(n->min), ext = Expr(n->extent);
-      DataType t = n->loop_var->dtype;
-      mn = Cast(mn, t);
-      ext = Cast(ext, t);
-      std::string ty = LLType(t);
-      std::string end = Tmp();
-      body_ << "  " << end << " = add " << ty << " " << mn.v << ", " << ext.v << "\n";
-      if (n->kind == 1 && !in_parallel_) {
-        ParallelFor(n, mn, ext);
-        return;
-      }
-      std::string addr = "%" + Label("iv.addr");
-      allocas_ << "  " << addr << " = alloca " << ty << "\n";
-      body_ << "  store " << ty << " " << mn.v << ", ptr " << addr << "\n";
-      std::string cond = Label("for.cond"), bodyl = Label("for.body"), endl = Label("for.end");
-      body_ << "  br label %" << cond << "\n" << cond << ":\n";
-      std::string iv = Tmp(), c = Tmp();
-      body_ << "  " << iv << " = load " << ty << ", ptr " << addr << "\n";
-      body_ << "  " << c << " = icmp slt " << ty << " " << iv << ", " << end << "\n";
-      body_ << "  br i1 " << c << ", label %" << bodyl << ", label %" << endl << "\n";
-      body_ << bodyl << ":\n";
-      vars_[n->loop_var.get()] = Val{iv, t};
-      Stmt(n->body);
-      std::string nx = Tmp();
-      body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";
-      body_ << "  store " << ty << " " << nx << ", ptr " << addr << "\n";
-      body_ << "  br label %" << cond << LoopMetadata(n->kind) << "\n" << endl << ":\n";
-    } else if (auto* n = s.as<BufferStoreNode>()) {
-      Val v = Expr(n->value);
-      if (v.t.lanes > 1) {
-        VectorStore(n, v);
-        return;
-      }
-      std::string p = Address(n->buffer, n->indices);
-      std::string mt = MemType(v.t);
-      std::string sv = v.v;
-      if (IsBool(v.t)) {
-        sv = Tmp();
-        body_ << "  " << sv << " = zext " << LLType(v.t) << " " << v.v << " to " << mt << "\n";
-      }
-      body_ << "  store " << mt << " " << sv << ", ptr " << p << ", align " << ElemAlign(n->buffer->dtype) << "\n";
-    } else if (auto* n = s.as<LetStmtNode>()) {
-      vars_[n->var.get()] = Expr(n->value);
-      Stmt(n->body);
-    } else if (auto* n = s.as<IfThenElseNode>()) {
-      Val c = Expr(n->condition);
-      std::string tl = Label("if.then"), el = Label("if.else"), dl = Label("if.end");
-      body_ << "  br i1 " << c.v << ", label %" << tl << ", label %" << el << "\n" << tl << ":\n";
-      Stmt(n->then_case);
-      body_ << "  br label %" << dl << "\n" << el << ":\n";
-      Stmt(n->else_case);
-      body_ << "  br label %" << dl << "\n" << dl << ":\n";
-    } else if (auto* n = s.as<AllocateNode>()) {
-      // Small constant-size temporaries live on the stack (entry-block alloca), like TVM's
-      // kMaxStackAlloca rule; everything else comes from the workspace pool.
-      int64_t bytes = ElemAlign(n->buffer->dtype);
-      for (const PrimExpr& d : n->buffer->shape) {
-        const int64_t* c = AsConstInt(d);
-        bytes = (c != nullptr && bytes <= 1024) ? bytes * *c : -1;
-        if (bytes < 0) break;
-      }
-      if (bytes > 0 && bytes <= 1024) {
-        std::string a = "%" + Label("stack");
-        allocas_ << "  " << a << " = alloca [" << bytes << " x i8], align 64\n";
-        vars_[n->buffer->data.get()] = Val{a, Handle()};
-        Stmt(n->body);
-        return;
-      }
-      TVM_FFI_THROW(ValueError) << "codegen: " << std::string(n->buffer->name)
-                                << " is too large or not constant for the stack; run "
-                                   "tir.transform.LowerTVMBuiltin first (tvm.compile does)";
-    } else if (auto* n = s.as<EvaluateNode>()) {
-      Expr(n->value);
-    } else if (auto* n = s.as<AssertStmtNode>()) {
-      Val c = Expr(n->condition);
-      Check(c.v, std::string(n->kind), std::string(n->message));
-      Stmt(n->body);
-    } else if (s.as<BlockRealizeNode>() || s.as<BlockNode>()) {
-      TVM_FFI_THROW(ValueError) << "codegen: the function still has blocks; lower it first "
-                                   "(tvm.lower / tvm.compile run the block-lowering passes)";
-    } else {
-      TVM_FFI_THROW(ValueError) << "codegen: unsupported statement " << s.GetTypeKey();
-    }
-  }
-
-  /*! \brief Collects the Var objects reachable from `root` through reflected fields. */
-  static void CollectVars(const Any& v, std::unordered_map<const Object*, int>* out) {
-    int32_t ti = v.type_index();
-    if (ti < kTVMFFIStaticObjectBegin) return;
-    const Object* o = static_cast<const Object*>(static_cast<const void*>(v.raw()->v_obj));
-    if (ti == VarNode::RuntimeTypeIndex()) {
-      out->emplace(o, static_cast<int>(out->size()));
-      return;
-    }
-    if (ti == kTVMFFIArray) {
-      for (const Any& e : v.cast<Array<Any>>()) CollectVars(e, out);
-      return;
-    }
-    const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
-    if (fields == nullptr) return;
-    for (const ir::FieldEntry& f : *fields) CollectVars(ir::ReadField(o, f), out);
-  }
-
-  /*!
-   * \brief A parallel loop: the body becomes `__tvm_parallel_lambda_<k>(task_id, penv, cdata)`
-   * run by TVMBackendParallelLaunch; each task takes one contiguous chunk of the iterations.
-   * The closure is an array of 8-byte slots holding every bound variable the body uses.
-   */
-  void ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
-    Declare("TVMBackendParallelLaunch", "declare i32 @TVMBackendParallelLaunch(ptr, ptr, i32)");
-    std::unordered_map<const Object*, int> used;
-    CollectVars(Any(n->body), &used);
-    std::vector<std::pair<const Object*, Val>> caps;
-    for (const auto& kv : used) {
-      auto it = vars_.find(kv.first);
-      if (it != vars_.end() && kv.first != n->loop_var.get()) caps.emplace_back(kv.first, it->second);
-    }
-    size_t nslots = caps.size() + 2;
-    std::string cdata = "%" + Label("closure");
-    allocas_ << "  " << cdata << " = alloca [" << nslots << " x i64], align 8\n";
-    auto slot_ptr = [&](const std::string& base, size_t k) {
-      std::string p = Tmp();
-      body_ << "  " << p << " = getelementptr inbounds i8, ptr " << base << ", i64 " << k * 8 << "\n";
-      return p;
-    };
-    std::vector<Val> stored = {mn, ext};
-    for (const auto& c : caps) stored.push_back(c.second);
-    for (size_t k = 0; k < stored.size(); ++k) {
-      std::string sp = slot_ptr(cdata, k);
-      body_ << "  store " << LLType(stored[k].t) << " " << stored[k].v << ", ptr " << sp << ", align 8\n";
-    }
-    std::string fname = "@__tvm_parallel_lambda_" + func_name_ + "_" + std::to_string(lambda_count_++);
-    std::string r = Tmp(), ok = Tmp();
-    body_ << "  " << r << " = call i32 @TVMBackendParallelLaunch(ptr " << fname << ", ptr " << cdata
-          << ", i32 0)\n";
-    body_ << "  " << ok << " = icmp eq i32 " << r << ", 0\n";
-    std::string okl = Label("par.ok"), errl = Label("par.err");
-    body_ << "  br i1 " << ok << ", label %" << okl << ", label %" << errl << "\n" << errl
-          << ":\n  ret i32 -1\n" << okl << ":\n";
-
-    // ---- the lambda, generated with fresh function-local state ----
-    std::ostringstream saved_body, saved_allocas;
-    saved_body.swap(body_);
-    saved_allocas.swap(allocas_);
-    auto saved_vars = vars_;
-    int saved_tmp = tmp_, saved_label = label_;
-    tmp_ = 0;
-    label_ = 0;
-    in_parallel_ = true;
-    vars_.clear();
-    std::vector<Val> loaded;
-    for (size_t k = 0; k < stored.size(); ++k) {
-      std::string sp = slot_ptr("%cdata", k);
-      std::string v = Tmp();
-      body_ << "  " << v << " = load " << LLType(stored[k].t) << ", ptr " << sp << ", align 8\n";
-      loaded.push_back(Val{v, stored[k].t});
-    }
-    for (size_t k = 0; k < caps.size(); ++k) vars_[caps[k].first] = loaded[k + 2];
-    DataType t = n->loop_var->dtype;
-    std::string ty = LLType(t);
-    Val lmn = loaded[0], lext = loaded[1];
-    std::string nt32 = Load("i32", "%penv", 8, 4);
-    std::string nt = Tmp(), tid = Tmp();
-    body_ << "  " << nt << " = " << (t.bits == 32 ? "add i32 0, " + nt32 : "sext i32 " + nt32 + " to " + ty) << "\n";
-    body_ << "  " << tid << " = " << (t.bits == 32 ? "add i32 0, %task_id" : "sext i32 %task_id to " + ty) << "\n";
-    std::string a = Tmp(), b = Tmp(), per = Tmp(), beg = Tmp(), e0 = Tmp(), lt = Tmp(), end = Tmp();
-    body_ << "  " << a << " = add " << ty << " " << lext.v << ", " << nt << "\n";
-    body_ << "  " << b << " = sub " << ty << " " << a << ", 1\n";
-    body_ << "  " << per << " = sdiv " << ty << " " << b << ", " << nt << "\n";
-    body_ << "  " << beg << " = mul " << ty << " " << tid << ", " << per << "\n";
-    body_ << "  " << e0 << " = add " << ty << " " << beg << ", " << per << "\n";
-    body_ << "  " << lt << " = icmp slt " << ty << " " << e0 << ", " << lext.v << "\n";
-    body_ << "  " << end << " = select i1 " << lt << ", " << ty << " " << e0 << ", " << ty << " " << lext.v << "\n";
-    std::string addr = "%" + Label("iv.addr");
-    allocas_ << "  " << addr << " = alloca " << ty << "\n";
-    body_ << "  store " << ty << " " << beg << ", ptr " << addr << "\n";
-    std::string cond = Label("for.cond"), bodyl = Label("for.body"), endl = Label("for.end");
-    body_ << "  br label %" << cond << "\n" << cond << ":\n";
-    std::string iv = Tmp(), c = Tmp();
-    body_ << "  " << iv << " = load " << ty << ", ptr " << addr << "\n";
-    body_ << "  " << c << " = icmp slt " << ty << " " << iv << ", " << end << "\n";
-    body_ << "  br i1 " << c << ", label %" << bodyl << ", label %" << endl << "\n" << bodyl << ":\n";
-    std::string lv = Tmp();
-    body_ << "  " << lv << " = add " << ty << " " << iv << ", " << lmn.v << "\n";
-    vars_[n->loop_var.get()] = Val{lv, t};
-    Stmt(n->body);
-    std::string nx = Tmp();
-    body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";
-    body_ << "  store " << ty << " " << nx << ", ptr " << addr << "\n";
-    body_ << "  br label %" << cond << "\n" << endl << ":\n  ret i32 0\n";
-    funcs_ << "define internal i32 " << fname << "(i32 %task_id, ptr %penv, ptr %cdata) #0 {\nentry:\n"
-           << allocas_.str() << body_.str() << "}\n\n";
-    // ---- back to the enclosing function ----
-    body_.swap(saved_body);
-    allocas_.swap(saved_allocas);
-    vars_ = saved_vars;
-    tmp_ = saved_tmp;
-    label_ = saved_label;
-    in_parallel_ = false;
-  }
-
-  /*! \brief `, !llvm.loop !N` asking LLVM to vectorize (kind 2) or fully unroll (kind 3). */
-  std::string LoopMetadata(int64_t kind) {
-    if (kind != 2 && kind != 3) return "";
-    int id = md_count_;
-    md_count_ += 2;
-    const char* hint = kind == 2 ? "!{!\"llvm.loop.vectorize.enable\", i1 true}"
-                                 : "!{!\"llvm.loop.unroll.full\"}";
-    metadata_ << "!" << id << " = distinct !{!" << id << ", !" << id + 1 << "}\n";
-    metadata_ << "!" << id + 1 << " = " << hint << "\n";
-    return ", !llvm.loop !" + std::to_string(id);
-  }
-
-  /*! \brief A vector of `lanes(t)` copies of scalar `x`. */
-  Val SplatValue(const Val& x, DataType t) {
-    std::string vt = LLType(WithLanes(x.t, t.lanes));
-    Val ins = Emit("insertelement " + vt + " poison, " + LLType(x.t) + " " + x.v + ", i32 0", WithLanes(x.t, t.lanes));
-    return Emit("shufflevector " + vt + " " + ins.v + ", " + vt + " poison, <" + std::to_string(t.lanes) +
-                    " x i32> zeroinitializer", WithLanes(x.t, t.lanes));
-  }
-
-  const Val& BufferData(const Buffer& b) {
-    auto it = vars_.find(b->data.get());
-    if (it == vars_.end()) TVM_FFI_THROW(ValueError) << "codegen: buffer " << std::string(b->name) << " is not bound";
-    return it->second;
-  }
-
-  /*! \brief Contiguous access: the (flattened) index is Ramp(base, 1, lanes). */
-  std::string ContiguousPtr(const Buffer& b, const Array<PrimExpr>& idx) {
-    if (idx.size() != 1) return "";
-    const RampNode* r = idx[0].as<RampNode>();
-    if (r == nullptr) return "";
-    const int64_t* st = AsConstInt(r->stride);
-    if (st == nullptr || *st != 1) return "";
-    Val base = Cast(Expr(r->base), Int(64));
-    std::string p = Tmp();
-    body_ << "  " << p << " = getelementptr inbounds " << MemType(b->dtype) << ", ptr " << BufferData(b).v
-          << ", i64 " << base.v << "\n";
-    return p;
-  }
-
-  /*! \brief Per-lane addresses of a gather/scatter. */
-  std::vector<std::string> LanePtrs(const Buffer& b, const Array<PrimExpr>& idx, int lanes) {
-    if (idx.size() != 1) TVM_FFI_THROW(ValueError) << "codegen: vector access to an unflattened buffer";
-    Val vi = Expr(idx[0]);
-    std::vector<std::string> out;
-    for (int k = 0; k < lanes; ++k) {
-      Val lane = Emit("extractelement " + LLType(vi.t) + " " + vi.v + ", i32 " + std::to_string(k), ElementOf(vi.t));
-      Val i64 = Cast(lane, Int(64));
-      std::string p = Tmp();
-      body_ << "  " << p << " = getelementptr inbounds " << MemType(b->dtype) << ", ptr " << BufferData(b).v
-            << ", i64 " << i64.v << "\n";
-      out.push_back(p);
-    }
-    return out;
-  }
-
-  Val VectorLoad(const BufferLoadNode* n, DataType t) {
-    std::string mt = MemType(t);
-    std::string align = std::to_string(ElemAlign(n->buffer->dtype));
-    std::string p = ContiguousPtr(n->buffer, n->indices);
-    Val v;
-    if (!p.empty()) {
-      v = Emit("load " + mt + ", ptr " + p + ", align " + align, t);
-    } else {
-      std::vector<std::string> ptrs = LanePtrs(n->buffer, n->indices, t.lanes);
-      std::string et = MemType(ElementOf(t));
-      std::string acc = "poison";
-      for (int k = 0; k < t.lanes; ++k) {
-        Val x = Emit("load " + et + ", ptr " + ptrs[k] + ", align " + align, ElementOf(t));
-        Val ins = Emit("insertelement " + mt + " " + acc + ", " + et + " " + x.v + ", i32 " + std::to_string(k), t);
-        acc = ins.v;
-      }
-      v = Val{acc, t};
-    }
-    if (IsBool(t)) return Emit("trunc " + mt + " " + v.v + " to " + LLType(t), t);
-    return v;
-  }
-
-  void VectorStore(const BufferStoreNode* n, Val v) {
-    DataType t = v.t;
-    std::string mt = MemType(t);
-    std::string align = std::to_string(ElemAlign(n->buffer->dtype));
-    if (IsBool(t)) v = Emit("zext " + LLType(t) + " " + v.v + " to " + mt, t);
-    std::string p = ContiguousPtr(n->buffer, n->indices);
-    if (!p.empty()) {
-      body_ << "  store " << mt << " " << v.v << ", ptr " << p << ", align " << align << "\n";
-      return;
-    }
-    std::vector<std::string> ptrs = LanePtrs(n->buffer, n->indices, t.lanes);
-    std::string et = MemType(ElementOf(t));
-    for (int k = 0; k < t.lanes; ++k) {
-      Val x = Emit("extractelement " + mt + " " + v.v + ", i32 " + std::to_string(k), ElementOf(t));
-      body_ << "  store " << et << " " << x.v << ", ptr " << ptrs[k] << ", align " << align << "\n";
-    }
-  }
-
-  static int ElemAlign(DataType t) { return IsBool(t) ? 1 : (t.bits + 7) / 8; }
-
-  std::string Address(const Buffer& b, const Array<PrimExpr>& indices) {
-    auto it = vars_.find(b->data.get());
-    if (it == vars_.end()) TVM_FFI_THROW(ValueError) << "codegen: buffer " << std::string(b->name) << " is not bound";
-    std::string flat;
-    size_t nd = indices.size();
-    if (nd == 0) flat = "0";
-    for (size_t k = 0; k < nd; ++k) {
-      Val i = Cast(Expr(indices[k]), Int(64));
-      if (!b->strides.empty()) {
-        Val s = Cast(Expr(b->strides[k]), Int(64));
-        std::string m = Tmp();
-        body_ << "  " << m << " = mul i64 " << i.v << ", " << s.v << "\n";
-        if (flat.empty()) flat = m;
-        else {
-          std::string a = Tmp();
-          body_ << "  " << a << " = add i64 " << flat << ", " << m << "\n";
-          flat = a;
-        }
-      } else if (flat.empty()) {
-        flat = i.v;
-      } else {
-        Val d = Cast(Expr(b->shape[k]), Int(64));
-        std::string m = Tmp(), a = Tmp();
-        body_ << "  " << m << " = mul i64 " << flat << ", " << d.v << "\n";
-        body_ << "  " << a << " = add i64 " << m << ", " << i.v << "\n";
-        flat = a;
-      }
-    }
-    std::string p = Tmp();
-    body_ << "  " << p << " = getelementptr inbounds " << MemType(b->dtype) << ", ptr " << it->second.v
-          << ", i64 " << flat << "\n";
-    return p;
-  }
-
-  // ---------------------------------------------------------------- expressions
-
-  Val Emit(const std::string& rhs, DataType t) {
-    std::string v = Tmp();
-    body_ << "  " << v << " = " << rhs << "\n";
-    return Val{v, t};
-  }
-
-  // bfloat16 values are only converted (to and from float32; other types go through it):
-  // widening is exact (the bits shifted up); narrowing rounds to nearest even with integer
-  // ops, NaN kept quiet, so no compiler-rt conversion routine is needed.
-  static bool IsBF16(DataType t) { return t.code == kDLBfloat && t.bits == 16; }
-  Val BF16ToFloat(const Val& v) {
-    DataType i16 = v.t, i32 = v.t, f32 = v.t;
-    i16.code = kDLInt, i32.code = kDLInt, i32.bits = 32, f32.code = kDLFloat, f32.bits = 32;
-    Val bits = Emit("bitcast " + LLType(v.t) + " " + v.v + " to " + LLType(i16), i16);
-    Val wide = Emit("zext " + LLType(i16) + " " + bits.v + " to " + LLType(i32), i32);
-    Val up = Emit("shl " + LLType(i32) + " " + wide.v + ", " + Const(i32, 16).v, i32);
-    return Emit("bitcast " + LLType(i32) + " " + up.v + " to " + LLType(f32), f32);
-  }
-  Val FloatToBF16(const Val& f, DataType to) {
-    DataType i16 = to, i32 = to, b1 = to;
-    i16.code = kDLInt, i32.code = kDLInt, i32.bits = 32, b1.code = kDLUInt, b1.bits = 1;
-    std::string t32 = LLType(i32);
-    Val bits = Emit("bitcast " + LLType(f.t) + " " + f.v + " to " + t32, i32);
-    Val odd = Emit("and " + t32 + " " + Emit("lshr " + t32 + " " + bits.v + ", " + Const(i32, 16).v, i32).v + ", " +
-                   Const(i32, 1).v, i32);
-    Val bias = Emit("add " + t32 + " " + odd.v + ", " + Const(i32, 0x7FFF).v, i32);
-    Val rounded = Emit("lshr " + t32 + " " + Emit("add " + t32 + " " + bits.v + ", " + bias.v, i32).v + ", " +
-                       Const(i32, 16).v, i32);
-    Val quiet = Emit("or " + t32 + " " + Emit("lshr " + t32 + " " + bits.v + ", " + Const(i32, 16).v, i32).v + ", " +
-                     Const(i32, 0x40).v, i32);
-    Val nan = Emit("fcmp uno " + LLType(f.t) + " " + f.v + ", " + f.v, b1);
-    Val sel = Emit("select " + LLType(b1) + " " + nan.v + ", " + t32 + " " + quiet.v + ", " + t32 + " " + rounded.v, i32);
-    Val low = Emit("trunc " + t32 + " " + sel.v + " to " + LLType(i16), i16);
-    return Emit("bitcast " + LLType(i16) + " " + low.v + " to " + LLType(to), to);
-  }
-
-  Val Cast(Val v, DataType to) {
-    DataType from = v.t;
-    if (from == to) return v;
-    if (IsBF16(from) || IsBF16(to)) {
-      DataType f32 = IsBF16(from) ? from : to;
-      f32.code = kDLFloat, f32.bits = 32, f32.lanes = from.lanes;
-      if (IsBF16(from) && IsBF16(to)) return v;
-      if (IsBF16(from)) return Cast(BF16ToFloat(v), to);
-      return FloatToBF16(Cast(v, f32), to);
-    }
-    std::string ft = LLType(from), tt = LLType(to);
-    auto cv = [&](const char* op) { return Emit(std::string(op) + " " + ft + " " + v.v + " to " + tt, to); };
-    if (IsBool(to)) {
-      if (IsFloat(from)) return Emit("fcmp une " + ft + " " + v.v + ", zeroinitializer", to);
-      return Emit("icmp ne " + ft + " " + v.v + ", zeroinitializer", to);
-    }
-    if (IsIntOrUInt(to)) {
-      if (IsFloat(from)) return cv(IsUInt(to) ? "fptoui" : "fptosi");
-      if (from.bits == to.bits && !IsBool(from)) return Val{v.v, to};
-      if (IsBool(from) || IsUInt(from)) return from.bits < to.bits || IsBool(from) ? cv("zext") : cv("trunc");
-      return from.bits < to.bits ? cv("sext") : cv("trunc");
-    }
-    if (IsFloat(to)) {
-      if (IsFloat(from)) return from.bits < to.bits ? cv("fpext") : cv("fptrunc");
-      if (IsBool(from) || IsUInt(from)) return cv("uitofp");
-      return cv("sitofp");
-    }
-    TVM_FFI_THROW(TypeError) << "codegen: cannot cast " << DTypeToString(from) << " to " << DTypeToString(to);
-  }
-
-  /*! \brief bfloat16 is converted only: arithmetic on it is a TypeError naming the fix. */
-  static void RejectBF16(DataType t, const char* what) {
-    if (IsBF16(t)) {
-      TVM_FFI_THROW(TypeError) << "codegen: " << what << " on bfloat16 is not supported (bfloat16 values can "
-                               << "only be converted: cast to float32 to compute)";
-    }
-  }
-
-  Val Arith(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t) {
-    Val x = Expr(a), y = Expr(b);
-    RejectBF16(x.t, "arithmetic");
-    if (IsFloat(x.t)) return Emit(std::string(fop) + fast_math_ + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
-    const char* op = IsUInt(x.t) || IsBool(x.t) ? uop : iop;
-    return Emit(std::string(op) + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
-  }
-
-  Val Cmp(const char* iop, const char* uop, const char* fop, const PrimExpr& a, const PrimExpr& b, DataType t) {
-    Val x = Expr(a), y = Expr(b);
-    RejectBF16(x.t, "comparison");
-    std::string op = IsFloat(x.t) ? std::string("fcmp ") + fop
-                                  : std::string("icmp ") + (IsUInt(x.t) || IsBool(x.t) ? uop : iop);
-    return Emit(op + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
-  }
-
-  Val Splat(const std::string& scalar, DataType t) {
-    // A constant vector of `scalar` with t.lanes lanes.
-    std::string s = "<";
-    for (int i = 0; i < t.lanes; ++i) s += (i ? ", " : "") + LLType(ElementOf(t)) + " " + scalar;
-    return Val{s + ">", t};
-  }
-
-  Val Const(DataType t, double v) {
-    std::string s;
-    if (IsFloat(t)) s = FloatLiteral(t, v);
-    else if (IsBool(t)) s = v != 0 ? "true" : "false";
-    else s = std::to_string(static_cast<int64_t>(v));
-    if (t.lanes > 1) return Splat(s, t);
-    return Val{s, t};
-  }
-
-  // Half precision has no libm entry points, and a half operand passed to the float/double
-  // ones is misread: math functions run in float and round once (as numpy's float16 does).
-  static bool IsHalf(const Val& x) { return IsFloat(x.t) && x.t.bits == 16; }
-  Val Widen(const Val& x) {
-    DataType f = x.t;
-    f.bits = 32;
-    return Emit("fpext " + LLType(x.t) + " " + x.v + " to " + LLType(f), f);
-  }
-  Val Narrow(const Val& y, DataType t) { return Emit("fptrunc " + LLType(y.t) + " " + y.v + " to " + LLType(t), t); }
-
-  /*! \brief A scalar libm function (float or double) of x; sigmoid as 1 / (1 + exp(-x)). */
-  Val LibmCall(const std::string& op, const Val& x, DataType t) {
-    std::string ty = LLType(x.t);
-    if (op == "sigmoid") {
-      Val neg = Emit("fneg " + ty + " " + x.v, x.t);
-      Val ex = Intrinsic("exp", neg);
-      Val one = Const(x.t, 1.0);
-      Val den = Emit("fadd " + ty + " " + one.v + ", " + ex.v, x.t);
-      return Emit("fdiv " + ty + " " + one.v + ", " + den.v, x.t);
-    }
-    std::string fn = op + (x.t.bits == 32 ? "f" : "");
-    Declare(fn, "declare " + ty + " @" + fn + "(" + ty + ")");
-    return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", t);
-  }
-
-  virtual Val Intrinsic(const std::string& name, const Val& x) {
-    if (IsHalf(x)) return Narrow(Intrinsic(name, Widen(x)), x.t);
-    std::string sfx = (x.t.lanes > 1 ? "v" + std::to_string(x.t.lanes) : "") + (x.t.bits == 32 ? "f32" : "f64");
-    std::string ty = LLType(x.t);
-    std::string fn = "llvm." + name + "." + sfx;
-    Declare(fn, "declare " + ty + " @" + fn + "(" + ty + ")");
-    return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", x.t);
-  }
-
-  Val Expr(const PrimExpr& e) {
-    if (!e.defined()) TVM_FFI_THROW(ValueError) << "codegen: undefined expression";
-    DataType t = e.dtype();
-    if (auto* n = e.as<IntImmNode>()) {
-      if (IsBool(t)) return Val{n->value ? "true" : "false", t};
-      return Val{std::to_string(n->value), t};
-    }
-    if (auto* n = e.as<FloatImmNode>()) {
-      RejectBF16(t, "a constant");
-      return Val{FloatLiteral(t, n->value), t};
-    }
-    if (auto* n = e.as<VarNode>()) {
-      auto it = vars_.find(n);
-      if (it == vars_.end()) TVM_FFI_THROW(ValueError) << "codegen: variable " << std::string(n->name) << " is not bound";
-      return it->second;
-    }
-    if (auto* n = e.as<AddNode>()) return Arith("add", "add", "fadd", n->a, n->b, t);
-    if (auto* n = e.as<SubNode>()) return Arith("sub", "sub", "fsub", n->a, n->b, t);
-    if (auto* n = e.as<MulNode>()) return Arith("mul", "mul", "fmul", n->a, n->b, t);
-    if (auto* n = e.as<DivNode>()) return Arith("sdiv", "udiv", "fdiv", n->a, n->b, t);
-    if (auto* n = e.as<ModNode>()) return Arith("srem", "urem", "frem", n->a, n->b, t);
-    if (auto* n = e.as<FloorDivNode>()) {
-      if (IsFloat(t)) {
-        Val q = Arith("sdiv", "udiv", "fdiv", n->a, n->b, t);
-        return Intrinsic("floor", q);
-      }
-      Val x = Expr(n->a), y = Expr(n->b);
-      std::string ty = LLType(t);
-      if (IsUInt(t)) return Emit("udiv " + ty + " " + x.v + ", " + y.v, t);
-      Val q = Emit("sdiv " + ty + " " + x.v + ", " + y.v, t);
-      Val r = Emit("srem " + ty + " " + x.v + ", " + y.v, t);
-      Val zero = Const(t, 0);
-      Val rnz = Emit("icmp ne " + ty + " " + r.v + ", " + zero.v, Bool(t.lanes));
-      Val rneg = Emit("icmp slt " + ty + " " + r.v + ", " + zero.v, Bool(t.lanes));
-      Val bneg = Emit("icmp slt " + ty + " " + y.v + ", " + zero.v, Bool(t.lanes));
-      Val diff = Emit("xor " + LLType(Bool(t.lanes)) + " " + rneg.v + ", " + bneg.v, Bool(t.lanes));
-      Val adj = Emit("and " + LLType(Bool(t.lanes)) + " " + rnz.v + ", " + diff.v, Bool(t.lanes));
-      Val one = Const(t, 1);
-      Val qm = Emit("sub " + ty + " " + q.v + ", " + one.v, t);
-      return Emit("select " + LLType(Bool(t.lanes)) + " " + adj.v + ", " + ty + " " + qm.v + ", " + ty + " " + q.v, t);
-    }
-    if (auto* n = e.as<FloorModNode>()) {
-      Val x = Expr(n->a), y = Expr(n->b);
-      std::string ty = LLType(t);
-      if (IsFloat(t)) {
-        Val q = Emit("fdiv " + ty + " " + x.v + ", " + y.v, t);
-        Val f = Intrinsic("floor", q);
-        Val m = Emit("fmul " + ty + " " + f.v + ", " + y.v, t);
-        return Emit("fsub " + ty + " " + x.v + ", " + m.v, t);
-      }
-      if (IsUInt(t)) return Emit("urem " + ty + " " + x.v + ", " + y.v, t);
-      Val r = Emit("srem " + ty + " " + x.v + ", " + y.v, t);
-      Val zero = Const(t, 0);
-      std::string bt = LLType(Bool(t.lanes));
-      Val rnz = Emit("icmp ne " + ty + " " + r.v + ", " + zero.v, Bool(t.lanes));
-      Val rneg = Emit("icmp slt " + ty + " " + r.v + ", " + zero.v, Bool(t.lanes));
-      Val bneg = Emit("icmp slt " + ty + " " + y.v + ", " + zero.v, Bool(t.lanes));
-      Val diff = Emit("xor " + bt + " " + rneg.v + ", " + bneg.v, Bool(t.lanes));
-      Val adj = Emit("and " + bt + " " + rnz.v + ", " + diff.v, Bool(t.lanes));
-      Val rb = Emit("add " + ty + " " + r.v + ", " + y.v, t);
-      return Emit("select " + bt + " " + adj.v + ", " + ty + " " + rb.v + ", " + ty + " " + r.v, t);
-    }
-    if (auto* n = e.as<MinNode>()) {
-      Val x = Expr(n->a), y = Expr(n->b);
-      RejectBF16(t, "min/max");
-      Val c = Cmp0(IsFloat(t) ? "fcmp olt" : (IsUInt(t) || IsBool(t) ? "icmp ult" : "icmp slt"), x, y);
-      return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
-    }
-    if (auto* n = e.as<MaxNode>()) {
-      Val x = Expr(n->a), y = Expr(n->b);
-      RejectBF16(t, "min/max");
-      Val c = Cmp0(IsFloat(t) ? "fcmp ogt" : (IsUInt(t) || IsBool(t) ? "icmp ugt" : "icmp sgt"), x, y);
-      return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
-    }
-    if (auto* n = e.as<EQNode>()) return Cmp("eq", "eq", "oeq", n->a, n->b, t);
-    if (auto* n = e.as<NENode>()) return Cmp("ne", "ne", "une", n->a, n->b, t);
-    if (auto* n = e.as<LTNode>()) return Cmp("slt", "ult", "olt", n->a, n->b, t);
-    if (auto* n = e.as<LENode>()) return Cmp("sle", "ule", "ole", n->a, n->b, t);
-    if (auto* n = e.as<GTNode>()) return Cmp("sgt", "ugt", "ogt", n->a, n->b, t);
-    if (auto* n = e.as<GENode>()) return Cmp("sge", "uge", "oge", n->a, n->b, t);
-    if (auto* n = e.as<AndNode>()) return Arith("and", "and", "and", n->a, n->b, t);
-    if (auto* n = e.as<OrNode>()) return Arith("or", "or", "or", n->a, n->b, t);
-    if (auto* n = e.as<NotNode>()) {
-      Val x = Expr(n->a);
-      return Emit("xor " + LLType(t) + " " + x.v + ", " + Const(t, 1).v, t);
-    }
-    if (auto* n = e.as<SelectNode>()) {
-      Val c = Expr(n->condition), x = Expr(n->true_value), y = Expr(n->false_value);
-      return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
-    }
-    if (auto* n = e.as<CastNode>()) return Cast(Expr(n->value), t);
-    if (auto* n = e.as<LetNode>()) {
-      vars_[n->var.get()] = Expr(n->value);
-      return Expr(n->body);
-    }
-    if (auto* n = e.as<BufferLoadNode>()) {
-      if (t.lanes > 1) return VectorLoad(n, t);
-      std::string p = Address(n->buffer, n->indices);
-      std::string mt = MemType(t);
-      Val v = Emit("load " + mt + ", ptr " + p + ", align " + std::to_string(ElemAlign(n->buffer->dtype)), t);
-      if (IsBool(t)) return Emit("trunc " + mt + " " + v.v + " to " + LLType(t), t);
-      return v;
-    }
-    if (auto* n = e.as<RampNode>()) {
-      Val base = Expr(n->base);
-      Val vb = SplatValue(base, t);
-      std::string et = LLType(ElementOf(t));
-      std::string steps = "<";
-      const int64_t* cs = AsConstInt(n->stride);
-      for (int k = 0; k < t.lanes; ++k) {
-        steps += (k ? ", " : "") + et + " " + std::to_string(cs ? *cs * k : k);
-      }
-      steps += ">";
-      if (cs) return Emit("add " + LLType(t) + " " + vb.v + ", " + steps, t);
-      Val vs = SplatValue(Expr(n->stride), t);
-      Val m = Emit("mul " + LLType(t) + " " + vs.v + ", " + steps, t);
-      return Emit("add " + LLType(t) + " " + vb.v + ", " + m.v, t);
-    }
-    if (auto* n = e.as<BroadcastNode>()) {
-      Val x = Expr(n->value);
-      std::string vt = LLType(t);
-      Val ins = Emit("insertelement " + vt + " poison, " + LLType(x.t) + " " + x.v + ", i32 0", t);
-      return Emit("shufflevector " + vt + " " + ins.v + ", " + vt + " poison, <" + std::to_string(t.lanes) +
-                      " x i32> zeroinitializer", t);
-    }
-    if (auto* n = e.as<CallNode>()) return Call(n, t);
-    TVM_FFI_THROW(ValueError) << "codegen: unsupported expression " << e.GetTypeKey();
-  }
-
-  /*!
-   * \brief T.tvm_call_packed("name", args...): a call through the tvm-ffi packed convention
-   * to a function looked up by name in the library's imports (then the global registry):
-   * how host code launches GPU kernels. The handle is looked up once and cached in a global;
-   * arguments travel as TVMFFIAny (handles as opaque pointers, ints as int64, floats as
-   * float64); a failing call returns -1 from the enclosing function with its error raised.
-   */
-  Val CallPacked(const CallNode* n) {
-    const StringImmNode* name = n->args.empty() ? nullptr : n->args[0].as<StringImmNode>();
-    if (name == nullptr) TVM_FFI_THROW(ValueError) << "codegen: tvm_call_packed needs the function name first";
-    Declare("TVMFFIEnvModLookupFromImports", "declare i32 @TVMFFIEnvModLookupFromImports(ptr, ptr, ptr)");
-    Declare("TVMFFIFunctionCall", "declare i32 @TVMFFIFunctionCall(ptr, ptr, i32, ptr)");
-    Declare("TVMFFIObjectDecRef", "declare i32 @TVMFFIObjectDecRef(ptr)");
-    if (!declared_.count("__tvm_ffi__library_ctx")) {
-      // Filled by the loader when the library is loaded; weak, so the definition next to a
-      // packed import blob (export_library) is the one that counts.
-      declared_["__tvm_ffi__library_ctx"] = "@__tvm_ffi__library_ctx = weak global ptr null, align 8";
-    }
-    std::string fname(name->value);
-    auto it = packed_cache_.find(fname);
-    if (it == packed_cache_.end()) {
-      std::string g = "@.tvm_packed." + std::to_string(packed_cache_.size());
-      globals_ << g << " = internal global ptr null, align 8\n";
-      it = packed_cache_.emplace(fname, g).first;
-    }
-    const std::string& cache = it->second;
-    std::string f0 = Load("ptr", cache, 0, 8), miss = Tmp();
-    body_ << "  " << miss << " = icmp eq ptr " << f0 << ", null\n";
-    std::string lookl = Label("packed.lookup"), havel = Label("packed.have");
-    body_ << "  br i1 " << miss << ", label %" << lookl << ", label %" << havel << "\n" << lookl << ":\n";
-    std::string ctx = Load("ptr", "@__tvm_ffi__library_ctx", 0, 8), rc = Tmp(), ok = Tmp();
-    body_ << "  " << rc << " = call i32 @TVMFFIEnvModLookupFromImports(ptr " << ctx << ", ptr " << Str(fname)
-          << ", ptr " << cache << ")\n";
-    body_ << "  " << ok << " = icmp eq i32 " << rc << ", 0\n";
-    ReturnUnless(ok);
-    body_ << "  br label %" << havel << "\n" << havel << ":\n";
-    std::string fn = Load("ptr", cache, 0, 8);
-    size_t nargs = n->args.size() - 1;
-    std::string argv = "%" + Label("packed.args"), res = "%" + Label("packed.ret");
-    allocas_ << "  " << argv << " = alloca [" << std::max<size_t>(nargs, 1) * 16 << " x i8], align 8\n";
-    allocas_ << "  " << res << " = alloca [16 x i8], align 8\n";
-    for (size_t k = 0; k < nargs; ++k) {
-      Val v = Expr(n->args[k + 1]);
-      int type_index;
-      std::string ty;
-      if (IsHandle(v.t)) {
-        type_index = 4;  // kTVMFFIOpaquePtr
-        ty = "ptr";
-      } else if (IsFloat(v.t)) {
-        type_index = 3;  // kTVMFFIFloat
-        v = Cast(v, Float(64));
-        ty = "double";
-      } else if (IsBool(v.t)) {
-        type_index = 2;  // kTVMFFIBool
-        v = Cast(v, Int(64));
-        ty = "i64";
-      } else {
-        type_index = 1;  // kTVMFFIInt
-        v = Cast(v, Int(64));
-        ty = "i64";
-      }
-      std::string slot = Tmp(), payload = Tmp();
-      body_ << "  " << slot << " = getelementptr inbounds i8, ptr " << argv << ", i64 " << k * 16 << "\n";
-      body_ << "  store i64 " << type_index << ", ptr " << slot << ", align 8\n";  // index + zero padding
-      body_ << "  " << payload << " = getelementptr inbounds i8, ptr " << slot << ", i64 8\n";
-      body_ << "  store " << ty << " " << v.v << ", ptr " << payload << ", align 8\n";
-    }
-    std::string rpay = Tmp();
-    body_ << "  store i64 0, ptr " << res << ", align 8\n";
-    body_ << "  " << rpay << " = getelementptr inbounds i8, ptr " << res << ", i64 8\n";
-    body_ << "  store i64 0, ptr " << rpay << ", align 8\n";
-    std::string crc = Tmp(), cok = Tmp();
-    body_ << "  " << crc << " = call i32 @TVMFFIFunctionCall(ptr " << fn << ", ptr " << argv << ", i32 " << nargs
-          << ", ptr " << res << ")\n";
-    body_ << "  " << cok << " = icmp eq i32 " << crc << ", 0\n";
-    ReturnUnless(cok);
-    // Release an object result (kernels return None; a registry function might not).
-    std::string rti = Load("i32", res, 0, 8), isobj = Tmp();
-    body_ << "  " << isobj << " = icmp sge i32 " << rti << ", 64\n";
-    std::string decl = Label("packed.decref"), donel = Label("packed.done");
-    body_ << "  br i1 " << isobj << ", label %" << decl << ", label %" << donel << "\n" << decl << ":\n";
-    std::string obj = Load("ptr", rpay, 0, 8), drc = Tmp();
-    body_ << "  " << drc << " = call i32 @TVMFFIObjectDecRef(ptr " << obj << ")\n";
-    body_ << "  br label %" << donel << "\n" << donel << ":\n";
-    return Val{"0", Int(32)};
-  }
-
-  /*! \brief Returns -1 (the error is already raised) unless `cond`; continues in a fresh block. */
-  void ReturnUnless(const std::string& cond) {
-    std::string okl = Label("ok"), errl = Label("fail");
-    body_ << "  br i1 " << cond << ", label %" << okl << ", label %" << errl << "\n";
-    body_ << errl << ":\n  ret i32 -1\n" << okl << ":\n";
-  }
-
-  Val Cmp0(const std::string& op, const Val& x, const Val& y) {
-    return Emit(op + " " + LLType(x.t) + " " + x.v + ", " + y.v, Bool(x.t.lanes));
-  }
-
-  // The packed-API intrinsics MakePackedAPI writes: reads of the TVMFFIAny argument array
-  // (16 bytes each: i32 type index at 0, payload at 8) and of DLTensor fields.
-  Val FfiIntrinsic(const std::string& op, const CallNode* n) {
-    auto arg_slot = [&](int64_t extra) {
-      Val args = Expr(n->args[0]);
-      Val i = Cast(Expr(n->args[1]), Int(64));
-      std::string off = Tmp(), p = Tmp();
-      body_ << "  " << off << " = mul i64 " << i.v << ", 16\n";
-      body_ << "  " << p << " = getelementptr inbounds i8, ptr " << args.v << ", i64 " << off << "\n";
-      if (extra == 0) return p;
-      std::string q = Tmp();
-      body_ << "  " << q << " = getelementptr inbounds i8, ptr " << p << ", i64 " << extra << "\n";
-      return q;
-    };
-    if (op == "ffi_arg_type_index") return Val{Load("i32", arg_slot(0), 0, 8), Int(32)};
-    if (op == "ffi_arg_int64") return Val{Load("i64", arg_slot(8), 0, 8), Int(64)};
-    if (op == "ffi_arg_float64") return Val{Load("double", arg_slot(8), 0, 8), Float(64)};
-    if (op == "ffi_arg_dltensor") {
-      // A Tensor object holds its DLTensor 24 bytes after the object header; a DLTensor*
-      // argument is the pointer itself.
-      std::string h = Load("ptr", arg_slot(8), 0, 8);
-      Val tidx = Expr(n->args[2]);
-      std::string is_t = Tmp(), cell = Tmp(), dl = Tmp();
-      body_ << "  " << is_t << " = icmp eq i32 " << tidx.v << ", 70\n";
-      body_ << "  " << cell << " = getelementptr inbounds i8, ptr " << h << ", i64 24\n";
-      body_ << "  " << dl << " = select i1 " << is_t << ", ptr " << cell << ", ptr " << h << "\n";
-      return Val{dl, Handle()};
-    }
-    Val dl = Expr(n->args[0]);
-    if (op == "dltensor_ndim") return Val{Load("i32", dl.v, 16, 4), Int(32)};
-    if (op == "dltensor_dtype") return Val{Load("i32", dl.v, 20, 4), Int(32)};
-    if (op == "dltensor_device_type") return Val{Load("i32", dl.v, 8, 4), Int(32)};
-    if (op == "dltensor_device_id") return Val{Load("i32", dl.v, 12, 4), Int(32)};
-    if (op == "dltensor_shape" || op == "dltensor_stride") {
-      std::string arr = Load("ptr", dl.v, op == "dltensor_shape" ? 24 : 32, 8);
-      Val k = Cast(Expr(n->args[1]), Int(64));
-      std::string off = Tmp(), p = Tmp();
-      body_ << "  " << off << " = mul i64 " << k.v << ", 8\n";
-      body_ << "  " << p << " = getelementptr inbounds i8, ptr " << arr << ", i64 " << off << "\n";
-      return Val{Load("i64", p, 0, 8), Int(64)};
-    }
-    if (op == "dltensor_strides_is_null") {
-      std::string st = Load("ptr", dl.v, 32, 8), r = Tmp();
-      body_ << "  " << r << " = icmp eq ptr " << st << ", null\n";
-      return Val{r, Bool()};
-    }
-    if (op == "dltensor_data") {
-      std::string data = Load("ptr", dl.v, 0, 8);
-      std::string off = Load("i64", dl.v, 40, 8), ptr = Tmp();
-      body_ << "  " << ptr << " = getelementptr inbounds i8, ptr " << data << ", i64 " << off << "\n";
-      return Val{ptr, Handle()};
-    }
-    TVM_FFI_THROW(ValueError) << "codegen: unsupported intrinsic tir." << op;
-  }
-
-  virtual Val Call(const CallNode* n, DataType t) {
-    std::string op(n->op);
-    if (op.rfind("tir.", 0) == 0) op = op.substr(4);
-    if (op.rfind("ffi_arg_", 0) == 0 || op.rfind("dltensor_", 0) == 0) return FfiIntrinsic(op, n);
-    if (op == "TVMBackendAllocWorkspace" && n->args.size() == 5) {
-      Declare(op, "declare ptr @TVMBackendAllocWorkspace(i32, i32, i64, i32, i32)");
-      Val a0 = Cast(Expr(n->args[0]), Int(32)), a1 = Cast(Expr(n->args[1]), Int(32));
-      Val sz = Cast(Expr(n->args[2]), Int(64));
-      Val a3 = Cast(Expr(n->args[3]), Int(32)), a4 = Cast(Expr(n->args[4]), Int(32));
-      return Emit("call ptr @TVMBackendAllocWorkspace(i32 " + a0.v + ", i32 " + a1.v + ", i64 " + sz.v +
-                  ", i32 " + a3.v + ", i32 " + a4.v + ")", Handle());
-    }
-    if (op == "TVMBackendFreeWorkspace" && n->args.size() == 3) {
-      Declare(op, "declare i32 @TVMBackendFreeWorkspace(i32, i32, ptr)");
-      Val a0 = Cast(Expr(n->args[0]), Int(32)), a1 = Cast(Expr(n->args[1]), Int(32));
-      Val p = Expr(n->args[2]);
-      return Emit("call i32 @TVMBackendFreeWorkspace(i32 " + a0.v + ", i32 " + a1.v + ", ptr " + p.v + ")", Int(32));
-    }
-    if (op == "tvm_call_packed") return CallPacked(n);
-    if (op == "isnullptr" && n->args.size() == 1) {
-      Val p = Expr(n->args[0]);
-      return Emit("icmp eq ptr " + p.v + ", null", Bool());
-    }
-    static const char* kUnaryIntrin[] = {"exp", "exp2", "log", "log2", "log10", "sqrt", "sin", "cos",
-                                         "floor", "ceil", "trunc", "round", "fabs", "nearbyint"};
-    for (const char* name : kUnaryIntrin) {
-      if (op == name && n->args.size() == 1) {
-        Val x = Expr(n->args[0]);
-        if (!IsFloat(x.t)) TVM_FFI_THROW(TypeError) << op << " needs a float argument";
-        return Intrinsic(op == "fabs" ? "fabs" : op, x);
-      }
-    }
-    if (op == "pow" && n->args.size() == 2) {
-      Val x = Expr(n->args[0]), y = Expr(n->args[1]);
-      DataType rt = t;
-      if (IsHalf(x)) x = Widen(x), y = Widen(y), t = x.t;
-      std::string sfx = x.t.bits == 32 ? "f32" : "f64", ty = LLType(x.t);
-      Declare("llvm.pow." + sfx, "declare " + ty + " @llvm.pow." + sfx + "(" + ty + ", " + ty + ")");
-      Val r = Emit("call " + ty + " @llvm.pow." + sfx + "(" + ty + " " + x.v + ", " + ty + " " + y.v + ")", t);
-      return IsHalf(Val{"", rt}) ? Narrow(r, rt) : r;
-    }
-    static const char* kLibm[] = {"tanh", "sigmoid", "atan", "asin", "acos", "erf", "tan", "sinh", "cosh"};
-    for (const char* name : kLibm) {
-      if (op == name && n->args.size() == 1) {
-        Val x = Expr(n->args[0]);
-        if (!IsFloat(x.t) || x.t.lanes != 1) TVM_FFI_THROW(TypeError) << op << " needs a scalar float";
-        if (IsHalf(x)) {
-          DataType ht = x.t;
-          x = Widen(x);
-          Val r = LibmCall(op, x, x.t);
-          return Narrow(r, ht);
-        }
-        return LibmCall(op, x, t);
-      }
-    }
-    if (op == "abs" && n->args.size() == 1) {
-
-      Val x = Expr(n->args[0]);
-      if (IsFloat(x.t)) return Intrinsic("fabs", x);
-      Val z = Const(x.t, 0);
-      Val neg = Emit("sub " + LLType(x.t) + " " + z.v + ", " + x.v, x.t);
-      Val c = Cmp0("icmp slt", x, z);
-      return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(x.t) + " " + neg.v + ", " + LLType(x.t) + " " + x.v, t);
-    }
-    if (op == "if_then_else" && n->args.size() == 3) {
-      Val c = Expr(n->args[0]), x = Expr(n->args[1]), y = Expr(n->args[2]);
-      return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);
-    }
-    TVM_FFI_THROW(ValueError) << "codegen: unsupported intrinsic " << std::string(n->op);
-  }
+  // Module state.
+  std::ostringstream globals_;
+  std::map<std::string, std::string> declared_;  // sorted: the declarations' order is stable
+  std::ostringstream funcs_;
+  std::ostringstream metadata_;
+  std::unordered_map<std::string, std::string> strings_;
+  int md_count_{0};
+  // Function state (BeginFunction resets it).
+  std::ostringstream body_, allocas_;
+  std::unordered_map<const Object*, Val> vars_;
+  int tmp_{0}, label_{0};
+  std::string func_name_;
 };
 
 }  // namespace codegen

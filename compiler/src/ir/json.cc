@@ -10,7 +10,7 @@
  */
 #include <tvm/ffi/error.h>
 #include <tvm/ir/reflection.h>
-#include <tvm/tir/ir.h>
+#include <tvm/ir/expr.h>
 
 #include <cstdio>
 #include <cstdlib>

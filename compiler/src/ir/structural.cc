@@ -6,16 +6,29 @@
  */
 #include <tvm/ffi/string.h>
 #include <tvm/ir/reflection.h>
-#include <tvm/tir/ir.h>
+#include <tvm/ir/expr.h>
+#include <tvm/ir/structural.h>
 
 #include <cstring>
 #include <functional>
 #include <unordered_map>
+#include <vector>
 
 #include "../support/registry.h"
 
 namespace tvm {
 namespace {
+
+// Which type indices are variables (filled by the dialects through ir::RegisterVarType).
+std::vector<bool>& VarTypes() {
+  static std::vector<bool> types;
+  return types;
+}
+
+bool IsVarType(int32_t ti) {
+  const std::vector<bool>& types = VarTypes();
+  return ti >= 0 && static_cast<size_t>(ti) < types.size() && types[ti];
+}
 
 class SEqual {
  public:
@@ -32,10 +45,10 @@ class SEqual {
     const Object* y = static_cast<const Object*>(static_cast<const void*>(b.raw()->v_obj));
     if (x == y && !defines) {
       // Same object: equal unless it is a Var bound differently.
-      if (ti != VarNode::RuntimeTypeIndex()) return true;
+      if (!IsVarType(ti)) return true;
     }
     if (ti == kTVMFFIStr) return a.cast<std::string>() == b.cast<std::string>();
-    if (ti == VarNode::RuntimeTypeIndex()) return VarEq(x, y, defines);
+    if (IsVarType(ti)) return VarEq(x, y, defines);
     if (ti == kTVMFFIArray) {
       Array<Any> u = a.cast<Array<Any>>(), v = b.cast<Array<Any>>();
       if (u.size() != v.size()) return false;
@@ -72,7 +85,7 @@ class SEqual {
  private:
   bool KeyEq(const Any& a, const Any& b) {
     if (a.type_index() != b.type_index()) return false;
-    if (a.type_index() == VarNode::RuntimeTypeIndex()) {
+    if (IsVarType(a.type_index())) {
       auto it = map_.find(static_cast<const void*>(a.raw()->v_obj));
       return it != map_.end() && it->second == static_cast<const void*>(b.raw()->v_obj);
     }
@@ -80,8 +93,8 @@ class SEqual {
   }
 
   bool VarEq(const Object* x, const Object* y, bool defines) {
-    const VarNode* vx = static_cast<const VarNode*>(x);
-    const VarNode* vy = static_cast<const VarNode*>(y);
+    const PrimExprNode* vx = static_cast<const PrimExprNode*>(x);
+    const PrimExprNode* vy = static_cast<const PrimExprNode*>(y);
     auto it = map_.find(x);
     if (it != map_.end()) return it->second == y;
     if (rmap_.count(y)) return false;
@@ -117,8 +130,8 @@ class SHash {
     }
     const Object* x = static_cast<const Object*>(static_cast<const void*>(a.raw()->v_obj));
     if (ti == kTVMFFIStr) return Combine(h, std::hash<std::string>()(a.cast<std::string>()));
-    if (ti == VarNode::RuntimeTypeIndex()) {
-      const VarNode* v = static_cast<const VarNode*>(x);
+    if (IsVarType(ti)) {
+      const PrimExprNode* v = static_cast<const PrimExprNode*>(x);
       h = Combine(h, std::hash<std::string>()(DTypeToString(v->dtype)));
       auto it = ids_.find(x);
       if (it != ids_.end()) return Combine(h, it->second);
@@ -136,7 +149,7 @@ class SHash {
     if (ti == kTVMFFIMap) {
       uint64_t acc = 0;  // order independent
       for (const auto& kv : a.cast<Map<Any, Any>>()) {
-        uint64_t k = kv.first.type_index() == VarNode::RuntimeTypeIndex() ? 7 : Hash(kv.first, false);
+        uint64_t k = IsVarType(kv.first.type_index()) ? 7 : Hash(kv.first, false);
         acc += Combine(k, Hash(kv.second, false));
       }
       return Combine(h, acc);
@@ -153,6 +166,12 @@ class SHash {
 };
 
 }  // namespace
+
+void ir::RegisterVarType(int32_t type_index) {
+  std::vector<bool>& types = VarTypes();
+  if (static_cast<size_t>(type_index) >= types.size()) types.resize(type_index + 1, false);
+  types[type_index] = true;
+}
 
 bool StructuralEqual(const Any& a, const Any& b, bool map_free_vars) {
   return SEqual(map_free_vars).Eq(a, b, false);

@@ -15,7 +15,7 @@
 #include <unordered_set>
 
 #include "../support/registry.h"
-#include "../tir/schedule/utils.h"
+#include "../tir/analysis/analysis.h"
 
 namespace tvm {
 namespace {

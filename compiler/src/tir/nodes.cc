@@ -5,6 +5,7 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ir/reflection.h>
+#include <tvm/ir/structural.h>
 #include <tvm/tir/ir.h>
 
 #include "../support/registry.h"
@@ -35,27 +36,6 @@ void CheckDefined(const PrimExpr& e, const char* what) {
 }
 
 }  // namespace
-
-PrimExpr IntImm(DataType t, int64_t value) {
-  if (!(IsIntOrUInt(t) || IsBool(t)) || t.lanes != 1) {
-    TVM_FFI_THROW(TypeError) << "IntImm needs a scalar int/uint/bool dtype, got " << DTypeToString(t);
-  }
-  if (IsBool(t)) value = value != 0;
-  ObjectPtr<IntImmNode> n = make_object<IntImmNode>();
-  n->dtype = t;
-  n->value = value;
-  return PrimExpr(n);
-}
-
-PrimExpr FloatImm(DataType t, double value) {
-  if (!IsFloat(t) || t.lanes != 1) {
-    TVM_FFI_THROW(TypeError) << "FloatImm needs a scalar float dtype, got " << DTypeToString(t);
-  }
-  ObjectPtr<FloatImmNode> n = make_object<FloatImmNode>();
-  n->dtype = t;
-  n->value = value;
-  return PrimExpr(n);
-}
 
 PrimExpr MakeConst(DataType t, double value) {
   if (t.lanes != 1) return MakeBroadcast(MakeConst(ElementOf(t), value), t.lanes);
@@ -231,18 +211,20 @@ Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
   return Stmt(n);
 }
 
+PrimFunc WithBody(const PrimFunc& f, Stmt body) {
+  return MakePrimFunc(f->params, f->buffer_map, std::move(body), f->attrs);
+}
+
+PrimExpr MakeStringImm(const std::string& s) {
+  ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
+  n->dtype = Handle();
+  n->value = String(s);
+  return PrimExpr(n);
+}
+
 Stmt WithBody(const ForNode* loop, Stmt body) {
   return MakeFor(loop->loop_var, loop->min, loop->extent, loop->kind, std::move(body),
                  std::string(loop->thread_tag), loop->annotations);
-}
-
-Range::Range(PrimExpr min, PrimExpr extent) : ObjectRef(ffi::details::UnsafeInit{}) {
-  CheckDefined(min, "Range.min");
-  CheckDefined(extent, "Range.extent");
-  ObjectPtr<RangeNode> n = make_object<RangeNode>();
-  n->min = std::move(min);
-  n->extent = std::move(extent);
-  data_ = std::move(n);
 }
 
 BufferRegion::BufferRegion(Buffer buffer, Array<Range> region) : ObjectRef(ffi::details::UnsafeInit{}) {
@@ -398,10 +380,9 @@ PrimFunc MakePrimFunc(Array<Var> params, Map<Var, Buffer> buffer_map, Stmt body,
 // ------------------------------------------------------------------------------------------
 
 TVM_FFI_STATIC_INIT_BLOCK() {
-  Reflect<IntImmNode>().Field("dtype", &IntImmNode::dtype).Field("value", &IntImmNode::value);
-  Reflect<FloatImmNode>().Field("dtype", &FloatImmNode::dtype).Field("value", &FloatImmNode::value);
   Reflect<StringImmNode>().Field("dtype", &StringImmNode::dtype).Field("value", &StringImmNode::value);
   Reflect<VarNode>().Field("dtype", &VarNode::dtype).Field("name", &VarNode::name);
+  ir::RegisterVarType(VarNode::RuntimeTypeIndex());  // compared by binding
 #define TVM_REFLECT_BIN(Name) \
   Reflect<Name##Node>().Field("dtype", &Name##Node::dtype).Field("a", &Name##Node::a).Field("b", &Name##Node::b);
   TVM_REFLECT_BIN(Add)
@@ -463,7 +444,6 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .Field("body", &ForNode::body)
       .Field("thread_tag", &ForNode::thread_tag)
       .Field("annotations", &ForNode::annotations);
-  Reflect<RangeNode>().Field("min", &RangeNode::min).Field("extent", &RangeNode::extent);
   Reflect<BufferRegionNode>()
       .Field("buffer", &BufferRegionNode::buffer)
       .Field("region", &BufferRegionNode::region);
@@ -507,7 +487,6 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .Field("buffer_map", &PrimFuncNode::buffer_map)
       .Field("body", &PrimFuncNode::body)
       .Field("attrs", &PrimFuncNode::attrs);
-  Reflect<IRModuleNode>().Field("functions", &IRModuleNode::functions);
   Reflect<IterVarNode>()
       .Field("var", &IterVarNode::var, true)
       .Field("min", &IterVarNode::min)
@@ -527,14 +506,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
 
   // ---- constructors for Python ----
   RegisterCompilerGlobal("tir.Var", [](std::string name, DataType t) { return Var(name, t); });
-  RegisterCompilerGlobal("tir.IntImm", [](DataType t, int64_t v) { return IntImm(t, v); });
-  RegisterCompilerGlobal("tir.FloatImm", [](DataType t, double v) { return FloatImm(t, v); });
-  RegisterCompilerGlobal("tir.StringImm", [](std::string v) {
-    ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
-    n->dtype = Handle();
-    n->value = String(v);
-    return PrimExpr(n);
-  });
+  RegisterCompilerGlobal("tir.StringImm", [](std::string v) { return MakeStringImm(v); });
   RegisterCompilerGlobal("tir.Binary", [](std::string key, PrimExpr a, PrimExpr b) {
     return MakeBinary(key, a, b);
   });
@@ -561,7 +533,6 @@ TVM_FFI_STATIC_INIT_BLOCK() {
                                           std::string scope) {
     return MakeBuffer(data, t, shape, strides, name, scope);
   });
-  RegisterCompilerGlobal("ir.Range", [](PrimExpr min, PrimExpr extent) { return Range(min, extent); });
   RegisterCompilerGlobal("tir.BufferRegion", [](Buffer b, Array<Range> region) {
     return BufferRegion(b, region);
   });
@@ -609,18 +580,6 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     Map<String, Any> attrs = f->attrs;
     attrs.Set(String(key), value);
     return MakePrimFunc(f->params, f->buffer_map, f->body, attrs);
-  });
-  RegisterCompilerGlobal("ir.IRModule", [](Map<String, ObjectRef> funcs) {
-    for (const auto& kv : funcs) {
-      std::string key = kv.second.defined() ? std::string(kv.second->GetTypeKey()) : "None";
-      if (key != "tir.PrimFunc" && key != "relax.expr.Function") {
-        TVM_FFI_THROW(TypeError) << "IRModule: " << std::string(kv.first) << " is a " << key
-                                 << ", not a tir.PrimFunc or relax.Function";
-      }
-    }
-    ObjectPtr<IRModuleNode> n = make_object<IRModuleNode>();
-    n->functions = funcs;
-    return IRModule(n);
   });
   RegisterCompilerGlobal("tir.IterVar", [](Var v, PrimExpr min, PrimExpr ext, int64_t kind) {
     return MakeIterVar(v, min, ext, kind);

@@ -7,6 +7,7 @@
 #include <tvm/ffi/any.h>
 
 #include <cstdint>
+#include <string>
 
 namespace tvm {
 
@@ -14,8 +15,17 @@ namespace tvm {
 bool StructuralEqual(const ffi::Any& a, const ffi::Any& b, bool map_free_vars = false);
 /*! \brief A hash consistent with StructuralEqual. */
 int64_t StructuralHash(const ffi::Any& a, bool map_free_vars = false);
-/*! \brief The printer's text of any IR value. */
+/*! \brief The printer's text of any IR value (dispatch: tvm/ir/printer.h). */
 std::string AsText(const ffi::Any& node);
+
+namespace ir {
+/*!
+ * \brief Declares the nodes of `type_index` (a PrimExprNode type, e.g. tir.Var) variables:
+ * structural equality compares them by binding and dtype, never by their fields. Called by
+ * the dialect that defines the type, at static-init time.
+ */
+void RegisterVarType(int32_t type_index);
+}  // namespace ir
 
 }  // namespace tvm
 #endif  // TVM_IR_STRUCTURAL_H_

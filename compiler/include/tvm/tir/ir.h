@@ -1,6 +1,7 @@
 /*
- * TIR: the tensor-level IR. Expressions (PrimExpr), statements (Stmt), Buffer, PrimFunc,
- * and the TE stage objects (IterVar, te.Tensor) that create_prim_func turns into loops.
+ * TIR: the tensor-level IR. Expressions (on PrimExpr, tvm/ir/expr.h), statements (Stmt),
+ * Buffer, PrimFunc, and the TE stage objects (IterVar, te.Tensor) that create_prim_func turns
+ * into loops. IRModule (tvm/ir/module.h) holds PrimFuncs next to other dialects' functions.
  *
  * Every node is a tvm-ffi object with a registered type key ("tir.Add", "tir.For", ...) and
  * reflected fields (tvm/ir/reflection.h). Nodes are immutable once built; passes build new
@@ -9,43 +10,17 @@
 #ifndef TVM_TIR_IR_H_
 #define TVM_TIR_IR_H_
 
-#include <tvm/ffi/any.h>
-#include <tvm/ffi/container/array.h>
-#include <tvm/ffi/container/map.h>
-#include <tvm/ffi/object.h>
-#include <tvm/ffi/string.h>
-#include <tvm/ir/dtype.h>
+#include <tvm/ir/expr.h>
+#include <tvm/ir/module.h>
 
 #include <cstdint>
 #include <string>
 
 namespace tvm {
 
-using ffi::Any;
-using ffi::Array;
-using ffi::Map;
-using ffi::Object;
-using ffi::ObjectPtr;
-using ffi::ObjectRef;
-using ffi::String;
-using ffi::make_object;
-
 // ------------------------------------------------------------------------------------------
 // Bases
 // ------------------------------------------------------------------------------------------
-
-/*! \brief Base of every scalar/vector expression; `dtype` is its type. */
-class PrimExprNode : public Object {
- public:
-  DataType dtype{Int(32)};
-  TVM_FFI_DECLARE_OBJECT_INFO("ir.PrimExpr", PrimExprNode, Object);
-};
-
-class PrimExpr : public ObjectRef {
- public:
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(PrimExpr, ObjectRef, PrimExprNode);
-  DataType dtype() const { return get()->dtype; }
-};
 
 /*! \brief Base of every statement. */
 class StmtNode : public Object {
@@ -58,30 +33,12 @@ class Stmt : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Stmt, ObjectRef, StmtNode);
 };
 
-/*! \brief `ref` as reference type R; the caller knows the node type (no check). */
-template <typename R>
-R UncheckedCast(const ObjectRef& ref) {
-  return ffi::details::ObjectUnsafe::RefFromPtr<R>(ffi::GetObjectPtr<Object>(ref));
-}
-
 #define TVM_TIR_NODE(Name, Key, Parent) \
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL(Key, Name, Parent)
 
 // ------------------------------------------------------------------------------------------
 // Expressions
 // ------------------------------------------------------------------------------------------
-
-class IntImmNode : public PrimExprNode {
- public:
-  int64_t value{0};
-  TVM_TIR_NODE(IntImmNode, "ir.IntImm", PrimExprNode);
-};
-
-class FloatImmNode : public PrimExprNode {
- public:
-  double value{0};
-  TVM_TIR_NODE(FloatImmNode, "ir.FloatImm", PrimExprNode);
-};
 
 class StringImmNode : public PrimExprNode {
  public:
@@ -319,20 +276,6 @@ class EvaluateNode : public StmtNode {
 // Blocks (TensorIR)
 // ------------------------------------------------------------------------------------------
 
-/*! \brief The half-open range [min, min + extent). */
-class RangeNode : public Object {
- public:
-  PrimExpr min;
-  PrimExpr extent;
-  TVM_TIR_NODE(RangeNode, "ir.Range", Object);
-};
-
-class Range : public ObjectRef {
- public:
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Range, ObjectRef, RangeNode);
-  Range(PrimExpr min, PrimExpr extent);
-};
-
 /*! \brief A rectangular region of a buffer: one Range per dimension. */
 class BufferRegionNode : public Object {
  public:
@@ -415,21 +358,6 @@ class PrimFunc : public ObjectRef {
   std::string GlobalSymbol(const std::string& fallback) const;
 };
 
-/*!
- * \brief Named functions: tir.PrimFunc and relax.Function values (TVM's BaseFunc). Passes over
- * one kind skip the other (AsPrimFunc).
- */
-class IRModuleNode : public Object {
- public:
-  Map<String, ObjectRef> functions;
-  TVM_TIR_NODE(IRModuleNode, "ir.IRModule", Object);
-};
-
-class IRModule : public ObjectRef {
- public:
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(IRModule, ObjectRef, IRModuleNode);
-};
-
 /*! \brief `f` as a PrimFunc, or a null PrimFunc when it is another kind of function. */
 inline PrimFunc AsPrimFunc(const ObjectRef& f) {
   return f.as<PrimFuncNode>() ? UncheckedCast<PrimFunc>(f) : PrimFunc();
@@ -475,13 +403,13 @@ class TETensor : public ObjectRef {
 // Construction helpers (type checking and dtype inference)
 // ------------------------------------------------------------------------------------------
 
-PrimExpr IntImm(DataType t, int64_t value);
-PrimExpr FloatImm(DataType t, double value);
 /*! \brief A constant of type t (int, uint, bool or float). */
 PrimExpr MakeConst(DataType t, double value);
 /*! \brief Builds a binary node by type key ("tir.Add"); checks dtypes, infers the result. */
 PrimExpr MakeBinary(const std::string& key, PrimExpr a, PrimExpr b);
 PrimExpr MakeNot(PrimExpr a);
+/*! \brief A string constant (dtype handle): names in calls such as tvm_call_packed. */
+PrimExpr MakeStringImm(const std::string& s);
 PrimExpr MakeSelect(PrimExpr c, PrimExpr t, PrimExpr f);
 PrimExpr MakeCast(DataType t, PrimExpr v);
 PrimExpr MakeCall(DataType t, const std::string& op, Array<PrimExpr> args);
@@ -496,6 +424,8 @@ Stmt MakeFor(Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
              std::string thread_tag = "", Map<String, Any> annotations = {});
 /*! \brief The same loop with another body (kind, tag and annotations kept). */
 Stmt WithBody(const ForNode* loop, Stmt body);
+/*! \brief The same function with another body (params, buffer_map and attrs kept). */
+PrimFunc WithBody(const PrimFunc& f, Stmt body);
 IterVar MakeIterVar(Var v, PrimExpr min, PrimExpr extent, int64_t kind);
 Block MakeBlock(Array<IterVar> iter_vars, Array<BufferRegion> reads, Array<BufferRegion> writes,
                 std::string name, Stmt body, Stmt init, Array<Buffer> alloc_buffers,
@@ -511,14 +441,6 @@ Stmt MakeEvaluate(PrimExpr v);
 Stmt MakeAssert(PrimExpr condition, std::string kind, std::string message, Stmt body);
 PrimFunc MakePrimFunc(Array<Var> params, Map<Var, Buffer> buffer_map, Stmt body,
                       Map<String, Any> attrs);
-
-/*! \brief Value of an IntImm, or nullptr (a pointer into `e`: keep `e` alive). */
-inline const int64_t* AsConstInt(const PrimExpr& e) {
-  const IntImmNode* n = e.as<IntImmNode>();
-  return n ? &n->value : nullptr;
-}
-/*! \brief Not on temporaries: the pointer would dangle. */
-const int64_t* AsConstInt(PrimExpr&& e) = delete;
 
 }  // namespace tvm
 #endif  // TVM_TIR_IR_H_

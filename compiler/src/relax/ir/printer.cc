@@ -9,10 +9,12 @@
  *       return lv
  *
  * Constants print as metadata references (R.const shape/dtype), PrimExprs through the TIR
- * printer. For reading and test failures; there is no parser.
+ * printer. For reading and test failures; there is no parser. Registered with the printer
+ * dispatch (tvm/ir/printer.h) for Relax's base node types.
  */
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ir/printer.h>
 #include <tvm/relax/expr.h>
 
 #include <sstream>
@@ -213,8 +215,6 @@ class RelaxPrinter {
   std::unordered_map<std::string, int> used_;
 };
 
-}  // namespace
-
 std::string AsRelaxText(const ObjectRef& node, const std::string& name) {
   RelaxPrinter p;
   if (auto* f = node.as<FunctionNode>()) {
@@ -227,6 +227,16 @@ std::string AsRelaxText(const ObjectRef& node, const std::string& name) {
     p.os << "<" << node->GetTypeKey() << ">";
   }
   return p.os.str();
+}
+
+}  // namespace
+
+// Every Relax node derives from one of these four (type keys "relax.*").
+TVM_FFI_STATIC_INIT_BLOCK() {
+  for (int32_t type_index : {StructInfoNode::RuntimeTypeIndex(), ExprNode::RuntimeTypeIndex(),
+                             BindingNode::RuntimeTypeIndex(), BindingBlockNode::RuntimeTypeIndex()}) {
+    ir::RegisterNodePrinter(type_index, AsRelaxText);
+  }
 }
 
 }  // namespace relax

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "../../support/registry.h"
-#include "../../tir/schedule/utils.h"
+#include "../../tir/analysis/analysis.h"
 
 namespace tvm {
 namespace relax {

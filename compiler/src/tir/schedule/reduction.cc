@@ -12,21 +12,21 @@ namespace tvm {
 namespace tir {
 namespace {
 
-std::vector<PrimExpr> Conjuncts(const PrimExpr& e) {
-  if (auto* n = e.as<AndNode>()) {
-    std::vector<PrimExpr> a = Conjuncts(n->a), b = Conjuncts(n->b);
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
+/*! \brief The conjuncts of `e` that are not constant true. */
+std::vector<PrimExpr> NonTrivialConjuncts(const PrimExpr& e) {
+  std::vector<PrimExpr> all, out;
+  Conjuncts(e, &all);
+  for (const PrimExpr& c : all) {
+    if (!IsConstTrue(c)) out.push_back(c);
   }
-  if (IsConstTrue(e)) return {};
-  return {e};
+  return out;
 }
 
 // The conjuncts of `pred` that use only vars in `keep` (after substitution by `m`); loops not
 // copied (reduction loops) must not leak into the new predicate.
 PrimExpr KeepPredicate(const PrimExpr& pred, const std::vector<const ForNode*>& dropped, const VarMap& m) {
   std::vector<PrimExpr> out;
-  for (const PrimExpr& c : Conjuncts(pred)) {
+  for (const PrimExpr& c : NonTrivialConjuncts(pred)) {
     bool uses = false;
     for (const ForNode* l : dropped) uses |= UsesVar(c, l->loop_var.get());
     if (!uses) out.push_back(Substitute(c, m));
@@ -233,7 +233,7 @@ Array<Any> RFactor(const PrimFunc& f, const Var& loop_var, int64_t factor_axis) 
   // Predicate terms on the reduction loops (split tails) become a guard of the update, so
   // every partial runs its init: a partial with no points must hold the identity.
   std::vector<PrimExpr> keep_pred, guard;
-  for (const PrimExpr& c : Conjuncts(r->predicate)) {
+  for (const PrimExpr& c : NonTrivialConjuncts(r->predicate)) {
     bool on_reduce = false;
     for (const auto& kv : loop_to_var) on_reduce |= UsesVar(c, kv.first);
     (on_reduce ? guard : keep_pred).push_back(c);

@@ -15,20 +15,11 @@
 #include <tvm/tir/functor.h>
 
 #include "../../support/registry.h"
-#include "../schedule/utils.h"
+#include "../analysis/analysis.h"
 
 namespace tvm {
 namespace tir {
 namespace {
-
-void Conjuncts(const PrimExpr& e, std::vector<PrimExpr>* out) {
-  if (auto* n = e.as<AndNode>()) {
-    Conjuncts(n->a, out);
-    Conjuncts(n->b, out);
-  } else {
-    out->push_back(e);
-  }
-}
 
 PrimExpr AndOf(const std::vector<PrimExpr>& v) {
   PrimExpr out;

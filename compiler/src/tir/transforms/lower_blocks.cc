@@ -22,7 +22,7 @@
 #include <array>
 
 #include "../../support/registry.h"
-#include "../schedule/utils.h"
+#include "../analysis/analysis.h"
 
 namespace tvm {
 namespace tir {

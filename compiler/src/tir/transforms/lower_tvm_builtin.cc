@@ -17,7 +17,7 @@
 #include <tvm/tir/functor.h>
 
 #include "../../support/registry.h"
-#include "../schedule/utils.h"
+#include "../analysis/analysis.h"
 
 namespace tvm {
 namespace tir {

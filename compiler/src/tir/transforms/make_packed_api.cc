@@ -161,13 +161,6 @@ class Builder {
   Var device_id;  // bound from the first tensor of a device function
 };
 
-PrimExpr StringImmOf(const std::string& s) {
-  ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
-  n->dtype = Handle();
-  n->value = String(s);
-  return PrimExpr(n);
-}
-
 }  // namespace
 
 PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
@@ -202,7 +195,7 @@ PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
       b.Let(b.device_id, I32(0));
     }
     Stmt set_device = MakeEvaluate(MakeCall(Int(32), "tir.tvm_call_packed",
-                                            {StringImmOf("__tvm_set_device"), I32(b.device_type), b.device_id}));
+                                            {MakeStringImm("__tvm_set_device"), I32(b.device_type), b.device_id}));
     body = MakeSeq({set_device, body});
     attrs.Set(String("tir.device_id"), b.device_id);
   }

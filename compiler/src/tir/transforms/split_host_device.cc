@@ -27,7 +27,7 @@
 #include <unordered_set>
 
 #include "../../support/registry.h"
-#include "../schedule/utils.h"
+#include "../analysis/analysis.h"
 
 namespace tvm {
 namespace tir {
@@ -40,13 +40,6 @@ bool IsLaunchLoop(const ForNode* f) {
   if (f == nullptr || f->kind != static_cast<int64_t>(ForKind::kThreadBinding)) return false;
   std::string tag(f->thread_tag);
   return std::find(std::begin(kLaunchTags), std::end(kLaunchTags), tag) != std::end(kLaunchTags);
-}
-
-PrimExpr MakeStringImm(const std::string& s) {
-  ObjectPtr<StringImmNode> n = make_object<StringImmNode>();
-  n->dtype = Handle();
-  n->value = String(s);
-  return PrimExpr(n);
 }
 
 /*! \brief Variables a statement uses and those it defines, in first-use order. */

@@ -16,7 +16,7 @@
 #include <unordered_set>
 
 #include "../../support/registry.h"
-#include "../schedule/utils.h"
+#include "../analysis/analysis.h"
 
 namespace tvm {
 namespace tir {
