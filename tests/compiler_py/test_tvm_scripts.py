@@ -335,3 +335,24 @@ def test_runtime_only_deploy_script(tmp_path):
     refused = [line for line in lines if line.startswith("refused:")]
     assert len(refused) == 2
     assert all("runtime-only mode" in line and "TVM_USE_RUNTIME_LIB" in line for line in refused)
+
+
+def test_relax_model_exports_to_tar_with_its_imports():
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    with bb.function("main", [x]):
+        y = bb.emit(relax.op.add(x, x))
+        bb.emit_func_output(y)
+    ex = tvm.compile(bb.get(), "llvm", relax_pipeline="default", tir_pipeline="default")
+    with tvm.contrib.utils.tempdir() as temp:
+        path = temp.relpath("model.tar")
+        ex.export_library(path)
+        with tarfile.open(path) as tf:
+            # the kernels' object and the library binary (bytecode + constants) as an object
+            assert sorted(tf.getnames()) == ["devc.o", "lib0.o"]
+        m = tvm.runtime.load_module(path)
+        assert m.kind == "relax.VMExecutable"
+        out = relax.VirtualMachine(m)["main"](tvm.runtime.tensor(np.arange(4, dtype="float32")))
+        np.testing.assert_allclose(out.numpy(), 2 * np.arange(4, dtype="float32"))
