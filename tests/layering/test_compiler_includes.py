@@ -1,7 +1,7 @@
 """The include layering inside libtvm_compiler, checked on its sources.
 
-Layers, bottom up: ir (IRModule, PrimExpr, reflection, printer dispatch) < arith < tir
-(nodes, analysis, schedule, transforms) < te < relax; codegen sits on top and nothing below
+Layers, bottom up: ir (IRModule, PrimExpr, reflection, printer dispatch) < tir nodes < arith
+< tir analysis, schedules and passes < te < relax; codegen sits on top and nothing below
 includes it. Each rule below names a layer (a folder, or a folder's prefix) and what it must
 not include. Run as a Bazel test, or from the repository root:
 `python3 tests/layering/test_compiler_includes.py` lists every violation.
