@@ -90,8 +90,8 @@ def pack_tree(root, is_library, first_children=()):
             idx = len(nodes)
             nodes.append(mod)
             children.append(None)
-        children[idx] = [add(m) for m in (extra if idx == 0 else ()) ] + \
-            [add(m) for m in mod.imports]
+        first = extra if idx == 0 else []
+        children[idx] = [add(m) for m in first] + [add(m) for m in mod.imports]
         return idx
 
     extra = list(first_children)
