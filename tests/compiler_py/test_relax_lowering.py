@@ -183,7 +183,7 @@ class AddToMultiply(relax.PyExprMutator):
 
     def visit_call_(self, call):
         call = self.visit_expr_post_order(call)
-        if isinstance(call.op, relax.Op) and str(call.op.name) == "relax.add":
+        if call.op == tvm.ir.Op.get("relax.add"):
             return R.multiply(call.args[0], call.args[1])
         return call
 

@@ -34,6 +34,16 @@ class Node(Object):
         return _api("ir.AsText")(self)
 
 
+class Op(Node):
+    """An operator by name (TVM's tvm.ir.Op): `tvm.ir.Op.get("relax.add")`. The registered
+    node class is tvm.relax.Op (a subclass, since an operator is also a Relax expression), so
+    `call.op == tvm.ir.Op.get("relax.add")` holds for the op of a call."""
+
+    @staticmethod
+    def get(name):
+        return _api("relax.Op")(str(name))
+
+
 def structural_equal(lhs, rhs, map_free_vars=False):
     """Structural equality of IR nodes (Vars compared by binding)."""
     return bool(_api("ir.StructuralEqual")(lhs, rhs, map_free_vars))

@@ -12,6 +12,7 @@ import tvm_ffi
 from tvm_ffi import register_object
 
 from ..ir import Node, _api
+from ..ir import Op as _IrOp
 from ..tir import PrimExpr as _PrimExpr
 from ..tir import Var as _TirVar
 from ..tir.expr import const as _tir_const
@@ -162,7 +163,9 @@ class DataTypeImm(Expr):
 
 
 @register_object("ir.Op")
-class Op(Expr):
+class Op(Expr, _IrOp):
+    """A Relax operator (also a tvm.ir.Op)."""
+
     @staticmethod
     def get(name):
         return _api("relax.Op")(name)

@@ -19,6 +19,7 @@ The path, pass by pass (docs/compiler.md draws it with each pass's file):
 from ..ir import IRModule
 from ..tir.build import build as _tir_build
 from ..runtime import vm as _rvm
+from ..runtime.vm import VMExecutable
 from . import expr as _expr
 from .backend.lowering import vm_lowering
 from .backend.vm_codegen import vm_codegen
@@ -26,41 +27,8 @@ from .transform.static_plan_block_memory import ATTR as _PLAN_ATTR
 from .transform.vm_shape_lower import LOWERED_ATTR as _LOWERED_ATTR
 
 
-class VMExecutable:
-    """What relax.build returns: the bytecode executable and the compiled kernels."""
-
-    def __init__(self, bytecode, kernels, memory_stats=None):
-        self.bytecode = bytecode      # tvm.runtime.vm.Executable (no imports)
-        self.kernels = kernels        # tvm.runtime.Executable (tir.build), or None
-        # function name -> {"allocations", "planned", "storages", "planned_bytes",
-        # "unplanned_bytes"}: what static memory planning did (StaticPlanBlockMemory)
-        self.memory_stats = dict(memory_stats or {})
-
-    def _runnable(self):
-        """A copy of the bytecode executable importing the kernels (for in-process runs)."""
-        exe = _rvm.Executable.load_from_bytes(self.bytecode.save_to_bytes())
-        if self.kernels is not None:
-            exe.mod.import_module(self.kernels.mod)
-        return exe
-
-    def export_library(self, path, cc=None, options=None):
-        """One .so: kernels, with the bytecode and constants as the root module, so
-        load_module(path) gives the VM executable (also in a runtime-only process)."""
-        if self.kernels is None:
-            raise ValueError("export_library: the module has no kernels to link")
-        return self.kernels.export_library(path, cc=cc, options=options, root_module=self.bytecode.mod)
-
-    def as_text(self):
-        return self.bytecode.as_text()
-
-
 class VirtualMachine(_rvm.VirtualMachine):
     """relax.VirtualMachine(ex, device): ex is relax.build's result or a loaded module."""
-
-    def __init__(self, rt_mod, device=None, memory="pooled"):
-        if isinstance(rt_mod, VMExecutable):
-            rt_mod = rt_mod._runnable()
-        super().__init__(rt_mod, device, memory)
 
 
 def _memory_stats(mod):
@@ -107,4 +75,4 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
     bytecode = vm_codegen(mod)
     prims = {str(k): f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
     kernels = _tir_build(IRModule(prims), target, pipeline=tir_pipeline) if prims else None
-    return VMExecutable(bytecode, kernels, _memory_stats(mod))
+    return VMExecutable(bytecode.mod, kernels, _memory_stats(mod))

@@ -16,7 +16,7 @@ VM free of an expression interpreter and gives TIR's exact floordiv/floormod sem
 from ... import tir
 from ...tir import expr as _te
 from .. import expr as _expr
-from ..expr_functor import ExprMutator
+from ..expr_functor import ExprMutator, ExprVisitor
 from ..op import call_builtin_with_ctx, call_packed, null_value
 from .lowering_common import relax_functions, void_sinfo
 
@@ -66,21 +66,27 @@ def sinfo_dims(sinfo):
     return []
 
 
-def _call_dims(e):
-    dims = []
-    if isinstance(e, _expr.Call):
+class _Dims(ExprVisitor):
+    """Every dimension a function mentions, in order: its parameters' and bindings' struct
+    info, the struct info calls declare, shapes and symbolic prim values in its expressions."""
+
+    def __init__(self):
+        self.dims = []
+
+    def visit_var_def(self, v):
+        self.dims += sinfo_dims(v.struct_info)
+
+    def visit_call_(self, e):
         for s in e.sinfo_args:
-            dims += sinfo_dims(s)
-        for a in e.args:
-            dims += _call_dims(a)
-    elif isinstance(e, _expr.Tuple):
-        for f in e.fields:
-            dims += _call_dims(f)
-    elif isinstance(e, _expr.ShapeExpr):
-        dims += list(e.values)
-    elif isinstance(e, _expr.PrimValue) and not isinstance(e.value, (_te.IntImm, _te.FloatImm)):
-        dims.append(e.value)
-    return dims
+            self.dims += sinfo_dims(s)
+        super().visit_call_(e)
+
+    def visit_shape_expr_(self, e):
+        self.dims += list(e.values)
+
+    def visit_prim_value_(self, e):
+        if not isinstance(e.value, (_te.IntImm, _te.FloatImm)):
+            self.dims.append(e.value)
 
 
 class ShapeHeap:
@@ -93,13 +99,9 @@ class ShapeHeap:
         self.deps = {}        # expr key -> {var key}
         self.known = set()    # keys whose slot is filled at this point of the code
         self.num_funcs = 0
-        dims = []
-        for p in func.params:
-            dims += sinfo_dims(p.struct_info)
-        body = func.body
-        for block in (body.blocks if isinstance(body, _expr.SeqExpr) else []):
-            for bd in block.bindings:
-                dims += sinfo_dims(bd.var.struct_info) + _call_dims(bd.value)
+        walk = _Dims()
+        walk.visit_expr(func)
+        dims = walk.dims
         for d in dims:
             self._add(d)
 
