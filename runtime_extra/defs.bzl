@@ -1,0 +1,22 @@
+"""Whether libtvm_runtime_extra is built, for packages that ship or test it.
+
+It is built by default; --//config:runtime_extra=false (or --define=runtime_extra=off, or
+--config=no_extra) leaves it out, and then its targets are SKIPPED by `bazel test //...`.
+
+    load("//runtime_extra:defs.bzl", "if_runtime_extra", "runtime_extra_compatible")
+    data = [...] + if_runtime_extra(["//runtime_extra:libtvm_runtime_extra.so"])
+"""
+
+def if_runtime_extra(if_true, if_false = []):
+    """A select: `if_true` when libtvm_runtime_extra is built, else `if_false`."""
+    return select({
+        "//config:runtime_extra_disabled": if_false,
+        "//conditions:default": if_true,
+    })
+
+def runtime_extra_compatible():
+    """target_compatible_with for libtvm_runtime_extra's targets and its tests."""
+    return select({
+        "//config:runtime_extra_disabled": ["//config:incompatible"],
+        "//conditions:default": [],
+    })
