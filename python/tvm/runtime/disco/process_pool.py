@@ -18,6 +18,16 @@ import tvm_ffi
 REAP_GRACE_S = 5.0
 
 
+def _worker_env():
+    """The controller's environment, with the folder holding this `tvm` package first on
+    PYTHONPATH: a worker runs the same tvm as its controller (a checkout, a wheel, runfiles)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = dict(os.environ)
+    parts = [root] + [p for p in sys.path if p and os.path.isdir(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(parts))
+    return env
+
+
 class _Pool:
     def __init__(self, num_workers, num_groups, entrypoint):
         self.num_workers = num_workers
@@ -31,7 +41,7 @@ class _Pool:
         cmd = [sys.executable, "-m", self.entrypoint, str(worker_id), str(self.num_workers),
                str(self.num_groups), str(fd), str(fd), str(os.getpid())]
         try:
-            proc = subprocess.Popen(cmd, pass_fds=(fd,), close_fds=True)
+            proc = subprocess.Popen(cmd, pass_fds=(fd,), close_fds=True, env=_worker_env())
         except BaseException:
             parent.close()
             raise
