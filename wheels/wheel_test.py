@@ -128,7 +128,9 @@ def test_full_wheel_ships_everything():
 @pytest.mark.parametrize("wheel", [FULL, RUNTIME], ids=["full", "runtime"])
 def test_both_wheels_carry_the_backends(wheel):
     names = set(_names(wheel))
-    for backend in filter(None, os.environ.get("EXPECTED_BACKENDS", "").split(",")):
+    expected = os.environ.get("EXPECTED_BACKENDS", "").split(",") + [
+        os.path.basename(p)[3:-3] for p in os.environ.get("EXPECTED_OPTIONAL_LIBS", "").split()]
+    for backend in filter(None, expected):
         assert "tvm/lib/lib%s.so" % backend in names, backend
 
 

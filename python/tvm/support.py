@@ -54,6 +54,12 @@ def libinfo():
         info["CUDA_DRIVER"] = ("available (driver %d, %d device(s))"
                                % (status["driver_version"], status["device_count"])
                                if status["available"] else "unavailable: " + status["reason"])
+    if "tvm_runtime_extra" in base._LOADED_LIBS:
+        # Collective engines are plugins found at first use: probed, never read from the env.
+        probe = tvm_ffi.get_global_func("runtime.disco.probe_ccl")
+        for ccl in ("gloo", "nccl"):
+            why = probe(ccl)
+            info["DISCO_CCL_" + ccl.upper()] = "available" if not why else "unavailable: " + why
     info["LOADED_LIBS"] = ", ".join(names)
     info["RUNTIME_ONLY"] = "ON" if base.RUNTIME_ONLY else "OFF"
     return info

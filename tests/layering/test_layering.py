@@ -26,9 +26,12 @@ LAYERS = {
     # Exports nothing: registers device_api.cuda etc. at load; the driver is dlopen'ed, never
     # NEEDED (so it loads on machines without one).
     "LIB_TVM_RUNTIME_CUDA": ("libtvm_runtime_cuda.so", {"libtvm_ffi.so", "libtvm_runtime.so"}, ()),
+    # Exports nothing either: Disco and the CCL seam register runtime.disco.* at load; collective
+    # engines are plugins dlopen'ed at init_ccl, never NEEDED.
+    "LIB_TVM_RUNTIME_EXTRA": ("libtvm_runtime_extra.so", {"libtvm_ffi.so", "libtvm_runtime.so"}, ()),
 }
 # Backends are only built where their toolkit headers exist (runtime_cuda/defs.bzl).
-OPTIONAL = {"LIB_TVM_RUNTIME_CUDA"}
+OPTIONAL = {"LIB_TVM_RUNTIME_CUDA", "LIB_TVM_RUNTIME_EXTRA"}
 LAYERS = {k: v for k, v in LAYERS.items() if k not in OPTIONAL or os.environ.get(k)}
 OUR_PREFIXES = ("TVM", "_ZN3tvm", "_ZNK3tvm", "_ZTVN3tvm", "_ZTIN3tvm", "_ZTSN3tvm")
 

@@ -1,7 +1,7 @@
 /*
  * Build facts of libtvm_runtime_extra (`runtime_extra.BuildInfo()` returns JSON), merged by
  * tvm.support.libinfo(). Which collective engines are usable is a run-time fact: each one is
- * a plugin found at init_ccl (`runtime.disco.AvailableCCLs()`), never a build fact here.
+ * a plugin found at init_ccl (`runtime.disco.probe_ccl(name)`), never a build fact here.
  */
 #include <tvm/ffi/function.h>
 

@@ -142,6 +142,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     w->ccl = ccl;
   });
   RegisterGlobal("runtime.disco.load_ccl_plugin", [](const ffi::String& ccl) { LoadPlugin(ccl); });
+  // For tvm.support.libinfo(): "" when the CCL is usable in this process, else why not.
+  RegisterGlobal("runtime.disco.probe_ccl", [](const ffi::String& ccl) -> ffi::String {
+    try {
+      LoadPlugin(ccl);
+      return ffi::String("");
+    } catch (const ffi::Error& e) {
+      return ffi::String(e.message());
+    }
+  });
   RegisterPacked("runtime.disco.allreduce", [](ffi::PackedArgs args, ffi::Any* rv) {
     // (send, Shape([kind]), in_group, recv) -> <ccl>.allreduce(send, int kind, in_group, recv)
     DISCO_CHECK(args.size() == 4, TypeError) << "runtime.disco.allreduce(send, kind, in_group, recv)";

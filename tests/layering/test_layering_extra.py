@@ -1,0 +1,55 @@
+"""libtvm_runtime_extra sits on libtvm_runtime + libtvm_ffi, exports nothing, never NEEDs a
+collective engine, and libtvm_runtime works without it. (test_layering.py's generic checks
+cover it too: NEEDED entries, undefined symbols, exports.)"""
+
+import os
+import subprocess
+import sys
+
+import re
+
+
+def _readelf_needed(path):
+    out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out))
+
+
+def _exports(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True,
+                         check=True).stdout
+    return [line.split()[-1] for line in out.splitlines() if line.strip()]
+
+
+def test_extra_needs_exactly_the_runtime_and_ffi():
+    needed = _readelf_needed(os.environ["LIB_TVM_RUNTIME_EXTRA"])
+    assert {"libtvm_ffi.so", "libtvm_runtime.so"} <= needed
+    assert not [n for n in needed if n.startswith(("libgloo", "libnccl", "libcuda", "libcudart",
+                                                   "libtvm_compiler", "libtvm_runtime_cuda"))]
+    assert not _exports(os.environ["LIB_TVM_RUNTIME_EXTRA"])
+
+
+def test_extra_is_not_known_to_the_runtime():
+    data = open(os.environ["LIB_TVM_RUNTIME"], "rb").read()
+    for marker in (b"libtvm_runtime_extra", b"runtime.disco."):
+        assert marker not in data, marker
+
+
+_WITHOUT = """
+import ctypes, os, sys
+import tvm_ffi
+ctypes.CDLL(os.environ["LIB_TVM_RUNTIME"], mode=ctypes.RTLD_GLOBAL)
+t = tvm_ffi.get_global_func("runtime.TensorEmpty")(tvm_ffi.Shape([2, 3]), tvm_ffi.dtype("float32"),
+                                                    tvm_ffi.device("cpu", 0))
+assert tuple(t.shape) == (2, 3)
+assert tvm_ffi.get_global_func("vm.VirtualMachine", allow_missing=True) is not None
+assert tvm_ffi.get_global_func("runtime.disco.SessionThreaded", allow_missing=True) is None
+ctypes.CDLL(os.environ["LIB_TVM_RUNTIME_EXTRA"], mode=ctypes.RTLD_LOCAL)
+assert tvm_ffi.get_global_func("runtime.disco.SessionThreaded", allow_missing=True) is not None
+print("ok")
+"""
+
+
+def test_extra_runtime_works_without_it_and_extra_loads_on_demand():
+    out = subprocess.run([sys.executable, "-c", _WITHOUT], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
