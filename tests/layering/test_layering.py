@@ -32,6 +32,10 @@ LAYERS = {
 }
 # Backends are only built where their toolkit headers exist (runtime_cuda/defs.bzl).
 OPTIONAL = {"LIB_TVM_RUNTIME_CUDA", "LIB_TVM_RUNTIME_EXTRA"}
+# libtvm_runtime_extra arrives in a list of files (Bazel's env cannot select).
+for _path in os.environ.get("OPTIONAL_LIBS", "").split():
+    if os.path.basename(_path) == "libtvm_runtime_extra.so":
+        os.environ.setdefault("LIB_TVM_RUNTIME_EXTRA", _path)
 LAYERS = {k: v for k, v in LAYERS.items() if k not in OPTIONAL or os.environ.get(k)}
 OUR_PREFIXES = ("TVM", "_ZN3tvm", "_ZNK3tvm", "_ZTVN3tvm", "_ZTIN3tvm", "_ZTSN3tvm")
 
