@@ -234,3 +234,25 @@ def test_analysis_on_a_function():
     bad = relax.Function([p], relax.SeqExpr([relax.DataflowBlock([relax.VarBinding(y, p)])], y))
     assert not relax.analysis.well_formed(bad)
     assert "outside its dataflow block" in relax.analysis.well_formed_errors(bad)[0]
+
+
+def test_mutator_and_analysis_walk_a_nested_seq_expr():
+    """A binding whose value is a SeqExpr of its own: the walkers visit and rebuild it."""
+    sinfo = relax.TensorStructInfo([4], "float32")
+    x = relax.Var("x", sinfo)
+    t = relax.Var("t", sinfo)
+    y = relax.Var("y", sinfo)
+    inner = relax.SeqExpr([relax.BindingBlock([relax.VarBinding(t, R.add(x, x))])], t)
+    f = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(y, inner)])], y))
+    f = f.with_attr("global_symbol", "main")
+    mod = tvm.IRModule({"main": f})
+    assert relax.analysis.free_vars(inner) == [x]
+    assert relax.analysis.bound_vars(inner) == [t]
+    assert relax.analysis.well_formed(mod)
+    new = add_to_multiply(mod)
+    nested = relax.analysis.function_bindings(new["main"])[0].value
+    assert isinstance(nested, relax.SeqExpr) and len(nested.blocks) == 1
+    inner_value = nested.blocks[0].bindings[0].value
+    assert inner_value.op == tvm.ir.Op.get("relax.multiply")
+    assert [a.same_as(new["main"].params[0]) for a in inner_value.args] == [True, True]
+    assert relax.analysis.well_formed(new)

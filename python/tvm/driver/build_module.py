@@ -15,7 +15,6 @@ The other names here (Executable, lower, lower_to_llvm_ir, default_pipeline, hos
 device_pipeline) are re-exports and shims kept for existing callers.
 """
 
-import inspect
 import warnings
 
 from ..ir import IRModule
@@ -46,13 +45,7 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
             raise TypeError("tvm.compile: jit=True is for TIR modules, not Relax ones")
         from .. import relax
 
-        params = inspect.signature(relax.build).parameters
-        if "relax_pipeline" in params:
-            return relax.build(mod, target, relax_pipeline=relax_pipeline,
-                               tir_pipeline=tir_pipeline)
-        if tir_pipeline != "default":
-            raise TypeError("tvm.compile: this relax.build does not take tir_pipeline yet")
-        return relax.build(mod, target, pipeline=relax_pipeline)
+        return relax.build(mod, target, relax_pipeline=relax_pipeline, tir_pipeline=tir_pipeline)
     from .. import tir
 
     return tir.build(mod, target, pipeline=tir_pipeline, jit=jit)

@@ -80,6 +80,21 @@ class BlockBuilder:
             s.bindings = []
             s.dataflow = False
 
+    @contextlib.contextmanager
+    def nested_scope(self):
+        """The bindings of a nested SeqExpr (TVM's BeginScope/EndScope): what is emitted inside
+        goes to blocks of their own, which the yielded list holds once the scope ends."""
+        s = self._need_scope()
+        saved = (s.blocks, s.bindings, s.dataflow)
+        s.blocks, s.bindings, s.dataflow = [], [], False
+        blocks = []
+        try:
+            yield blocks
+            self._flush()
+            blocks.extend(s.blocks)
+        finally:
+            s.blocks, s.bindings, s.dataflow = saved
+
     def _need_scope(self):
         if self._scope is None:
             raise RuntimeError("BlockBuilder: emit outside a function scope")

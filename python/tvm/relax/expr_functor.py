@@ -136,10 +136,19 @@ class ExprMutator:
         return _expr.Call(e.op, args, dict(e.attrs), list(e.sinfo_args))
 
     def visit_seq_expr_(self, e):
-        raise NotImplementedError("ExprMutator: nested SeqExpr/Function values are not supported "
-                                  "(rewrite whole functions with visit_function)")
+        """A nested SeqExpr (a binding's value, a function body): rebuilt in a scope of its
+        own, its bindings visited like the function's."""
+        with self.builder_.nested_scope() as blocks:
+            for block in e.blocks:
+                self.visit_binding_block(block)
+            body = self.visit_expr(e.body)
+        if not blocks and body.same_as(e.body):
+            return e
+        return _expr.SeqExpr(blocks, body)
 
-    visit_function_ = visit_seq_expr_
+    def visit_function_(self, e):
+        raise NotImplementedError("ExprMutator: nested Function values (closures) are not "
+                                  "supported; rewrite module functions with visit_function")
 
     # ---------------------------------------------------------------- bindings
 

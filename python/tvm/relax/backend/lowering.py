@@ -15,13 +15,18 @@ def graph_passes():
             T.AnnotateTIROpPattern(), T.FuseOps(), T.FuseTIR()]
 
 
-def dataflow_lower_passes():
+def library_dispatch_passes(target=None):  # noqa: ARG001 - every backend's signature
+    """No vendor library calls to dispatch to yet (cuBLAS comes with libtvm_runtime_extra)."""
+    return []
+
+
+def dataflow_lower_passes(target=None):  # noqa: ARG001
     from .. import transform as T
 
     return [T.ToNonDataflow(), T.RemovePurityChecking(), T.CallTIRRewrite()]
 
 
-def finalize_passes():
+def finalize_passes(target=None):  # noqa: ARG001
     from .. import transform as T
 
     return [T.StaticPlanBlockMemory(), T.LowerAllocTensor(), T.KillAfterLastUse(),
@@ -35,6 +40,13 @@ def vm_lowering():
     from ...ir.transform import Sequential
 
     return Sequential(dataflow_lower_passes() + finalize_passes(), name="relax.vm_lowering")
+
+
+def backend_pipeline(backend, target, name):
+    """A backend module's four stages for `target` as one pass, run under the target."""
+    stages = [backend.library_dispatch_passes, backend.legalize_passes,
+              backend.dataflow_lower_passes, backend.finalize_passes]
+    return staged_pipeline(target, [p for stage in stages for p in stage(target)], name)
 
 
 def staged_pipeline(target, passes, name):

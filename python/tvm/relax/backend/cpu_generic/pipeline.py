@@ -12,11 +12,14 @@ Unlike TVM's CPU pipeline, ours schedules the kernels (TVM leaves them as plain 
 unless tuned), and runs the simplifications before legalization.
 """
 
+import sys
+
 from .. import lowering
 
-
-def library_dispatch_passes(target):  # noqa: ARG001 - same signature for every backend
-    return []
+# The stages this backend shares with the others (relax/backend/lowering.py).
+library_dispatch_passes = lowering.library_dispatch_passes
+dataflow_lower_passes = lowering.dataflow_lower_passes
+finalize_passes = lowering.finalize_passes
 
 
 def legalize_passes(target):  # noqa: ARG001
@@ -25,16 +28,6 @@ def legalize_passes(target):  # noqa: ARG001
     return lowering.graph_passes() + [DefaultSchedule()]
 
 
-def dataflow_lower_passes(target):  # noqa: ARG001
-    return lowering.dataflow_lower_passes()
-
-
-def finalize_passes(target):  # noqa: ARG001
-    return lowering.finalize_passes()
-
-
 def get_default_pipeline(target):
-    """The four stages as one pass, run under `target` (DefaultSchedule sizes tiles by it)."""
-    return lowering.staged_pipeline(target, library_dispatch_passes(target) + legalize_passes(target)
-                                    + dataflow_lower_passes(target) + finalize_passes(target),
-                                    "relax.cpu_generic")
+    """The four stages as one pass, run under `target` (schedules size things by it)."""
+    return lowering.backend_pipeline(sys.modules[__name__], target, "relax.cpu_generic")

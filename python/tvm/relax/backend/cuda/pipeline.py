@@ -3,11 +3,14 @@ graph passes, then dlight's GPU schedules (Matmul, then Fallback: every kernel's
 to blockIdx/threadIdx) instead of DefaultSchedule; the same lowering. Shape functions made by
 VMShapeLower are host code (their target is the target's host)."""
 
+import sys
+
 from .. import lowering
 
-
-def library_dispatch_passes(target):  # noqa: ARG001
-    return []
+# The stages this backend shares with the others (relax/backend/lowering.py).
+library_dispatch_passes = lowering.library_dispatch_passes
+dataflow_lower_passes = lowering.dataflow_lower_passes
+finalize_passes = lowering.finalize_passes
 
 
 def legalize_passes(target):  # noqa: ARG001
@@ -16,15 +19,6 @@ def legalize_passes(target):  # noqa: ARG001
     return lowering.graph_passes() + [dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Fallback())]
 
 
-def dataflow_lower_passes(target):  # noqa: ARG001
-    return lowering.dataflow_lower_passes()
-
-
-def finalize_passes(target):  # noqa: ARG001
-    return lowering.finalize_passes()
-
-
 def get_default_pipeline(target):
-    return lowering.staged_pipeline(target, library_dispatch_passes(target) + legalize_passes(target)
-                                    + dataflow_lower_passes(target) + finalize_passes(target),
-                                    "relax.cuda")
+    """The four stages as one pass, run under `target` (schedules size things by it)."""
+    return lowering.backend_pipeline(sys.modules[__name__], target, "relax.cuda")
