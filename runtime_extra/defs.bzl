@@ -7,6 +7,8 @@ It is built by default; --//config:runtime_extra=false (or --define=runtime_extr
     data = [...] + if_runtime_extra(["//runtime_extra:libtvm_runtime_extra.so"])
 """
 
+load("@local_gloo//:defs.bzl", "GLOO_FOUND")
+
 def if_runtime_extra(if_true, if_false = []):
     """A select: `if_true` when libtvm_runtime_extra is built, else `if_false`."""
     return select({
@@ -20,3 +22,9 @@ def runtime_extra_compatible():
         "//config:runtime_extra_disabled": ["//config:incompatible"],
         "//conditions:default": [],
     })
+
+def if_gloo_plugin(if_true, if_false = []):
+    """`if_true` where the gloo plugin is built (gloo found by @local_gloo and runtime_extra on)."""
+    if not GLOO_FOUND:
+        return if_false
+    return if_runtime_extra(if_true, if_false)

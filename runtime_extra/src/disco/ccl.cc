@@ -4,7 +4,8 @@
  *
  *  - `runtime.disco.SessionInitCCL(session, ccl, device_ids)` (controller) finds the plugin
  *    (registered already, or `libtvm_disco_<ccl>.so` next to this library, dlopen'ed),
- *    calls its `runtime.disco.<ccl>.init_ccl(session, device_ids)` (which sets up the
+ *    has every worker load it too (`runtime.disco.load_ccl_plugin`), calls its
+ *    `runtime.disco.<ccl>.init_ccl(session, device_ids)` (which sets up the
  *    engine on every worker, e.g. a rendezvous through the session), then binds the CCL on
  *    every worker and syncs them all, so a failure anywhere is raised here.
  *  - the generic worker-side ops (`runtime.disco.allreduce`, ...) forward to the bound CCL.
@@ -118,9 +119,13 @@ void Forward(const char* op, ffi::PackedArgs args, ffi::Any* rv) {
 
 void InitCCL(const Session& session, const std::string& ccl, const ffi::Shape& device_ids) {
   LoadPlugin(ccl);
+  auto* s = const_cast<BcastSessionObj*>(session.get());
+  // Every worker process loads the plugin before the plugin's own init_ccl talks to it.
+  DRef load = s->GetGlobalFunc("runtime.disco.load_ccl_plugin");
+  ffi::AnyView load_args[2] = {ffi::AnyView(load), ffi::AnyView(ccl)};
+  s->CallPacked(load_args, 2);
   ffi::Function init = ffi::Function::GetGlobalRequired("runtime.disco." + ccl + ".init_ccl");
   init(session, device_ids);
-  auto* s = const_cast<BcastSessionObj*>(session.get());
   DRef bind = s->GetGlobalFunc("runtime.disco._bind_ccl");
   ffi::AnyView args[2] = {ffi::AnyView(bind), ffi::AnyView(ccl)};
   s->CallPacked(args, 2);
