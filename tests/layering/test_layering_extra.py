@@ -28,6 +28,17 @@ def test_extra_needs_exactly_the_runtime_and_ffi():
     assert not _exports(os.environ["LIB_TVM_RUNTIME_EXTRA"])
 
 
+def test_the_gloo_plugin_needs_only_ffi_and_gloo_and_exports_nothing():
+    paths = [p for p in os.environ.get("GLOO_PLUGIN", "").split() if p.endswith(".so")]
+    for path in paths:  # none where gloo is not installed
+        needed = _readelf_needed(path)
+        assert {"libtvm_ffi.so", "libgloo.so.0"} <= needed
+        assert not [n for n in needed if n.startswith("libtvm_") and n != "libtvm_ffi.so"]
+        assert not _exports(path)
+        # The extra library finds it by name at init_ccl, never through NEEDED.
+        assert "libtvm_disco_gloo" not in " ".join(_readelf_needed(os.environ["LIB_TVM_RUNTIME_EXTRA"]))
+
+
 def test_extra_is_not_known_to_the_runtime():
     data = open(os.environ["LIB_TVM_RUNTIME"], "rb").read()
     for marker in (b"libtvm_runtime_extra", b"runtime.disco."):

@@ -125,10 +125,28 @@ void GlooComm::Connect(const std::vector<std::string>& all) {
   connected_ = true;
 }
 
+void GlooComm::Break(const std::string& why) {
+  if (!broken_.empty()) return;
+  broken_ = why;
+  for (auto* ctx : {world_.get(), group_.get()}) {
+    if (ctx == nullptr) continue;
+    try {
+      ctx->closeConnections();
+    } catch (const std::exception&) {
+      // Closing is best effort: the communicator is unusable either way.
+    }
+  }
+}
+
 GlooComm* ThisWorkerComm() {
   if (tls_comm == nullptr || !tls_comm->connected()) {
     TVM_FFI_THROW(RuntimeError) << "gloo is not initialised on this worker: call "
                                    "session.init_ccl(\"gloo\") first";
+  }
+  if (!tls_comm->broken().empty()) {
+    TVM_FFI_THROW(RuntimeError) << "the gloo communicator of worker " << tls_comm->worker_id
+                                << " is broken since an earlier op failed (" << tls_comm->broken()
+                                << "); start a new session";
   }
   return tls_comm.get();
 }

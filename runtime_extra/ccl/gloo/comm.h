@@ -58,17 +58,26 @@ class GlooComm {
   std::chrono::milliseconds timeout() const { return timeout_; }
   bool connected() const { return connected_; }
 
+  /*!
+   * \brief After a failed op: closes every connection, so the peers' pending ops fail at once
+   * instead of at their timeout, and remembers why; later ops say the communicator is broken.
+   */
+  void Break(const std::string& why);
+  const std::string& broken() const { return broken_; }
+
  private:
   std::chrono::milliseconds timeout_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::shared_ptr<DiscoGlooContext> world_;
   std::shared_ptr<DiscoGlooContext> group_;
   bool connected_ = false;
+  std::string broken_;
 };
 
 /*!
  * \brief The communicator of the Disco worker running on this thread (a worker runs every
- * command on one thread). \throws RuntimeError when init_ccl("gloo") has not run here.
+ * command on one thread). \throws RuntimeError when init_ccl("gloo") has not run here, or
+ * when an earlier op failed (the communicator is broken then).
  */
 GlooComm* ThisWorkerComm();
 /*! \brief This thread's communicator, connected or not (nullptr when none). */

@@ -39,7 +39,7 @@ ffi::Bytes Prepare(int64_t timeout_ms) {
   }
   int worker_id = static_cast<int>(WorkerInt("runtime.disco.worker_rank"));
   GlooComm* old = PendingComm();
-  if (old != nullptr && old->connected()) {
+  if (old != nullptr && old->connected() && old->broken().empty()) {
     TVM_FFI_THROW(ValueError) << "gloo is already initialised on worker " << worker_id;
   }
   auto comm = std::make_unique<GlooComm>(worker_id,

@@ -30,13 +30,18 @@ namespace {
 
 using OptTensor = ffi::Optional<ffi::Tensor>;
 
-/*! \brief Runs `body` (a gloo call), turning gloo's exceptions into RuntimeError. */
+/*!
+ * \brief Runs `body` (a gloo call), turning gloo's exceptions into RuntimeError. A failed op
+ * leaves the communicator broken (GlooComm::Break): gloo cannot resynchronise its peers.
+ */
 template <typename F>
 void Guard(const char* op, F body) {
   try {
     body();
   } catch (const gloo::Exception& e) {
     GlooComm* comm = PendingComm();
+    std::string why = std::string(op) + ": " + e.what();
+    if (comm != nullptr) comm->Break(why);  // peers waiting on this worker fail now too
     TVM_FFI_THROW(RuntimeError) << "gloo " << op << " failed on worker "
                                 << (comm ? comm->worker_id : -1) << ": " << e.what();
   }
