@@ -3,7 +3,7 @@ struct info comes from the operator's C++ inference rule when the call is normal
 (relax.BlockBuilder.emit). Attribute names follow TVM."""
 
 from ..expr import Call, ExternFunc, GlobalVar, ShapeExpr, StructInfo, Tuple, convert
-from . import builtin, memory, nn, vm  # noqa: F401
+from . import builtin, ccl, memory, nn, vm  # noqa: F401
 
 
 def _call(name, args, attrs=None, sinfo_args=None):

@@ -19,6 +19,7 @@ from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
 from .legalize_ops import LEGALIZE, LegalizeOps, register_legalize
 from . import legalize_nn  # noqa: F401 (registers the nn/indexing/creation legalizations)
+from . import legalize_ccl  # noqa: F401 (relax.ccl.* -> runtime.disco.* calls)
 
 __all__ = ["AnnotateTIROpPattern", "AttachGlobalSymbol", "CallTIRRewrite", "KillAfterLastUse",
            "LowerAllocTensor", "LowerRuntimeBuiltin", "RemovePurityChecking", "StaticPlanBlockMemory",
