@@ -9,7 +9,8 @@ from .broadcast import (add, broadcast_shape, divide, equal, floor_divide, floor
                         minimum, multiply, not_equal, power, subtract, where)
 from .elemwise import (abs, astype, ceil, clip, cos, erf, exp, fast_tanh, floor, identity,  # noqa: A004
                        leaky_relu, log, logical_not, negative, reciprocal, relu, round, rsqrt,
-                       sigmoid, sign, sin, sqrt, square, tanh)
+                       sigmoid, sign, sin, sqrt, square, tanh, tan, asin, acos, atan, sinh,
+                       cosh, trunc)
 from .transform import concatenate, expand_dims, flatten, reshape, squeeze, transpose
 from .reduction import max, mean, min, prod, sum  # noqa: A004
 from .nn import gelu, gelu_tanh, layer_norm, log_softmax, matmul, silu, softmax

@@ -89,12 +89,13 @@ StructInfo InferNot(const CallNode* call) {
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   for (const char* name : {"relax.negative", "relax.abs", "relax.nn.relu", "relax.clip", "relax.nn.leakyrelu",
-                           "relax.floor", "relax.ceil", "relax.round", "relax.sign", "relax.square"}) {
+                           "relax.floor", "relax.ceil", "relax.round", "relax.sign", "relax.square", "relax.trunc"}) {
     TVM_RELAX_REGISTER_OP(name, kElemWise, InferUnary, -1);
   }
   for (const char* name : {"relax.exp", "relax.log", "relax.sqrt", "relax.rsqrt", "relax.tanh", "relax.sigmoid",
                            "relax.erf", "relax.sin", "relax.cos", "relax.nn.gelu", "relax.nn.gelu_tanh",
-                           "relax.nn.silu", "relax.reciprocal"}) {
+                           "relax.nn.silu", "relax.reciprocal", "relax.tan", "relax.asin",
+                           "relax.acos", "relax.atan", "relax.sinh", "relax.cosh"}) {
     TVM_RELAX_REGISTER_OP(name, kElemWise, InferUnaryFloat, 1);
   }
   for (const char* name : {"relax.add", "relax.subtract", "relax.multiply", "relax.divide", "relax.power",

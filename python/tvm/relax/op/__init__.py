@@ -27,7 +27,8 @@ def _binary(name):
 
 
 for _n in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "negative", "abs",
-           "floor", "ceil", "round", "sign", "square", "reciprocal", "logical_not"):
+           "floor", "ceil", "round", "sign", "square", "reciprocal", "logical_not", "tan", "asin", "acos",
+           "atan", "sinh", "cosh", "trunc"):
     globals()[_n] = _unary(_n)
 for _n in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
            "floor_mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",

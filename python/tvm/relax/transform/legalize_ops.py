@@ -31,7 +31,8 @@ def _te(fn, name=None, **kw):
 
 
 for _name in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
-              "round", "abs", "negative", "square", "reciprocal", "sign", "logical_not"):
+              "round", "abs", "negative", "square", "reciprocal", "sign", "logical_not", "tan", "asin", "acos",
+              "atan", "sinh", "cosh", "trunc"):
     register_legalize("relax." + _name, _te(getattr(topi, _name)))
 for _name in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
               "floor_mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",

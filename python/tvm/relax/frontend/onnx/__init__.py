@@ -1,6 +1,7 @@
 """tvm.relax.frontend.onnx: from_onnx (onnx_frontend.py; converters in converters.py)."""
 
 from . import converters_nn  # noqa: F401  (registers the nn/shape converters)
+from . import converters_more  # noqa: F401  (registers issue 20's converters)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
