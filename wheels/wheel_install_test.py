@@ -33,7 +33,10 @@ def _the_wheel(env):
 
 WHEELHOUSE = os.environ.get("TVM_STACK_WHEELHOUSE", "")
 # Backend libraries the wheels carry (built where their headers exist), loaded by `import tvm`.
-BACKENDS = sorted(filter(None, os.environ.get("EXPECTED_BACKENDS", "").split(",")))
+# Optional libraries this configuration built (libtvm_runtime_extra) load the same way.
+BACKENDS = sorted(filter(None, os.environ.get("EXPECTED_BACKENDS", "").split(",") + [
+    os.path.basename(p)[3:-3] for p in os.environ.get("EXPECTED_OPTIONAL_LIBS", "").split()
+    if p.endswith(".so")]))
 
 
 def _clean_env(**extra):

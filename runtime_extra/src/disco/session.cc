@@ -13,6 +13,8 @@ namespace disco {
 namespace {
 // How long one look at the awaited worker lasts before the others are checked again.
 constexpr int kSliceMs = 20;
+// How long a worker error waits for the other workers to report theirs (see RaiseErrors).
+constexpr int64_t kErrorFlushMs = 2000;
 }  // namespace
 
 void CheckSessionShape(int num_workers, int num_groups) {
@@ -168,11 +170,30 @@ bool BcastSessionObj::Absorb(int worker_id, const std::string& frame, int awaite
 }
 
 void BcastSessionObj::RaiseErrors(std::vector<std::string> errors) {
-  // Collect what else has already arrived, so one mistake made on every worker is one error.
+  // One mistake made on every worker should be one exception, whichever worker's error came
+  // first: ask every worker for a sync reply and collect until each has answered (frames of
+  // one worker arrive in order, so its errors of earlier commands come before that reply).
+  // The wait is short and bounded: a worker stuck in a collective its failed peer never
+  // joined keeps its reply owed (dropped when it comes) and its later errors raise later.
   std::string frame;
   Message unused;
+  std::string sync = EncodeMessage(Action::kSyncWorker, 0, nullptr, 0, DRefRegOf, true);
+  std::vector<bool> asked(num_workers_, false);
   for (int j = 0; j < num_workers_; ++j) {
-    while (channels_[j]->RecvReply(&frame, 0) == RecvStatus::kFrame) {
+    if (channels_[j]->SendCommand(sync, kSliceMs)) {
+      asked[j] = true;
+      ++outstanding_[j];
+    }
+  }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(std::min<int64_t>(TimeoutMs(), kErrorFlushMs));
+  for (int j = 0; j < num_workers_; ++j) {
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - std::chrono::steady_clock::now()).count();
+      bool waiting = asked[j] && outstanding_[j] > 0 && left > 0;
+      RecvStatus st = channels_[j]->RecvReply(&frame, waiting ? static_cast<int>(left) : 0);
+      if (st != RecvStatus::kFrame) break;
       Absorb(j, frame, -1, &errors, &unused);
     }
   }
