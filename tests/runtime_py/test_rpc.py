@@ -2,6 +2,7 @@
 remote tensors, the token policy, and hypothesis-generated corrupt frames."""
 
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -32,7 +33,8 @@ def _start_server(tmp_path, *extra):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    proc, port = _start_server(tmp_path_factory.mktemp("rpc"))
+    # Loopback without a token, said explicitly (the default makes one: see below).
+    proc, port = _start_server(tmp_path_factory.mktemp("rpc"), "--no-token")
     yield port
     proc.kill()
     proc.wait()
@@ -77,9 +79,44 @@ def test_token_is_required_and_checked(tmp_path):
         proc.kill()
         proc.wait()
     # Binding beyond loopback without a token: the server refuses to start.
-    bad = subprocess.run([os.environ["TVM_RPC_BINARY"], "--host", "0.0.0.0", "--port", "0"],
-                         capture_output=True, text=True, timeout=30)
+    bad = subprocess.run([os.environ["TVM_RPC_BINARY"], "--host", "0.0.0.0", "--port", "0",
+                          "--no-token"], capture_output=True, text=True, timeout=30)
     assert bad.returncode != 0 and "token" in bad.stderr
+    both = subprocess.run([os.environ["TVM_RPC_BINARY"], "--token", "x", "--no-token"],
+                          capture_output=True, text=True, timeout=30)
+    assert both.returncode == 2 and "conflict" in both.stderr
+
+
+def _printed_token(proc):
+    line = proc.stderr.readline().decode()
+    m = re.search(r"token ([0-9a-f]{32}) ", line)
+    assert m, line
+    return m.group(1)
+
+
+def test_by_default_a_random_token_is_made_printed_and_required(tmp_path):
+    tokens = []
+    for _ in range(2):
+        env = {k: v for k, v in os.environ.items() if k != "TVM_RPC_TOKEN"}
+        port_file = tmp_path / ("p%d" % len(tokens))
+        proc = subprocess.Popen([os.environ["TVM_RPC_BINARY"], "--port", "0", "--port-file",
+                                 str(port_file)], stderr=subprocess.PIPE, env=env)
+        try:
+            tokens.append(_printed_token(proc))
+            for _ in range(200):
+                if port_file.exists() and port_file.read_text().strip():
+                    break
+                time.sleep(0.05)
+            port = int(port_file.read_text())
+            for key in ("", tokens[-1][:-1], tokens[-1] + "0"):
+                with pytest.raises(rpc.RPCError):
+                    rpc.connect("127.0.0.1", port, key=key)
+            with rpc.connect("127.0.0.1", port, key=tokens[-1]) as sess:
+                assert sess.get_function("runtime.TensorEmpty") is not None
+        finally:
+            proc.kill()
+            proc.wait()
+    assert tokens[0] != tokens[1]
 
 
 @settings(max_examples=200, deadline=None)
@@ -114,20 +151,25 @@ def test_python_entry_point_serves(tmp_path):
     import sys
 
     port_file = tmp_path / "port"
+    env = {k: v for k, v in os.environ.items() if k != "TVM_RPC_TOKEN"}
     proc = subprocess.Popen([sys.executable, "-m", "tvm.rpc.server", "--port", "0",
-                             "--port-file", str(port_file)], stderr=subprocess.PIPE)
+                             "--port-file", str(port_file)], stderr=subprocess.PIPE, env=env)
     try:
+        token = _printed_token(proc)
         for _ in range(200):
             if port_file.exists() and port_file.read_text().strip():
                 break
             assert proc.poll() is None, proc.stderr.read().decode()
             time.sleep(0.05)
-        with rpc.connect("127.0.0.1", int(port_file.read_text())) as sess:
+        with pytest.raises(rpc.RPCError):
+            rpc.connect("127.0.0.1", int(port_file.read_text()))
+        with rpc.connect("127.0.0.1", int(port_file.read_text()), key=token) as sess:
             t = sess.tensor(np.arange(5, dtype=np.int64))
             np.testing.assert_array_equal(t.numpy(), np.arange(5))
     finally:
         proc.kill()
         proc.wait()
     refused = subprocess.run([sys.executable, "-m", "tvm.rpc.server", "--host", "0.0.0.0",
-                              "--port", "0"], capture_output=True, text=True, timeout=60)
+                              "--port", "0", "--no-token"], capture_output=True, text=True,
+                             timeout=60)
     assert refused.returncode == 1 and "token" in refused.stderr

@@ -1,6 +1,8 @@
-"""A Disco worker process: `python -m tvm.exec.disco_worker ID N GROUPS READ_FD WRITE_FD [PPID]`.
+"""A Disco worker process:
+`python -m tvm.exec.disco_worker ID N GROUPS READ_FD WRITE_FD [PPID [LOCAL_ID]]`.
 
-Started by ProcessSession's pool (tvm.runtime.disco.process_pool), never by hand. It runs the
+Started by ProcessSession's pool (tvm.runtime.disco.process_pool) or by a SocketSession's
+remote node (tvm.exec.disco_remote_socket_session, which passes LOCAL_ID), never by hand. It runs the
 controller's commands until shutdown, until the link closes, or until the controller dies
 (PR_SET_PDEATHSIG, armed in runtime.disco.WorkerProcess). Also registers the functions the
 Disco tests call on workers (`tests.disco.*`), as TVM's worker module does.
@@ -33,7 +35,7 @@ def _shape_tuple(x):
 
 
 def main(argv):
-    if len(argv) not in (5, 6):
+    if len(argv) not in (5, 6, 7):
         sys.stderr.write(__doc__)
         return 2
     args = [int(a) for a in argv]

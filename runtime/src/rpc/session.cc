@@ -164,7 +164,12 @@ bool Session::Handle(const uint8_t* data, size_t size, Writer* response) {
     if (op != Op::kHello) return false;
     uint32_t version = r.U32();
     std::string token = r.Str();
-    if (version != kProtocolVersion || token != token_) return false;
+    // Compared in constant time: how long a refusal takes says nothing about the token.
+    unsigned diff = token.size() != token_.size();
+    for (size_t i = 0; i < token.size() && i < token_.size(); ++i) {
+      diff |= static_cast<unsigned char>(token[i]) ^ static_cast<unsigned char>(token_[i]);
+    }
+    if (version != kProtocolVersion || diff != 0) return false;
     greeted_ = true;
     response->U8(static_cast<uint8_t>(Status::kOk));
     WriteValue(response, ffi::String("tvm_rpc 1"));

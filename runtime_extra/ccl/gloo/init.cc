@@ -6,7 +6,8 @@
  * no C++ symbol): it runs `_prepare` on every worker, reads each worker's pair addresses back
  * with DebugGetFromRemote, and broadcasts all of them to `_connect` (comm.h). Ranks are
  * Disco's worker ids, so a ThreadedSession, a ProcessSession and remote nodes all rendezvous
- * the same way. Each worker's TCP device listens on 127.0.0.1, or on the interface named by
+ * the same way. Each worker's TCP device listens on TVM_DISCO_HOST (set for the workers of a
+ * SocketSession's nodes) or 127.0.0.1, or on the interface named by
  * GLOO_SOCKET_IFNAME in the worker's environment (torch.distributed's variable).
  */
 #include <gloo/common/error.h>
@@ -46,10 +47,14 @@ ffi::Bytes Prepare(int64_t timeout_ms) {
                                          static_cast<int>(WorkerInt("runtime.disco.world_size")),
                                          static_cast<int>(WorkerInt("runtime.disco.num_groups")),
                                          std::chrono::milliseconds(timeout_ms));
+  // Where peers reach this worker: an interface by name (torch.distributed's variable), else
+  // the address the session gave this process (a SocketSession node sets TVM_DISCO_HOST to
+  // the address it reaches the controller from), else loopback.
   const char* iface = std::getenv("GLOO_SOCKET_IFNAME");
+  const char* host = std::getenv("TVM_DISCO_HOST");
   std::string out;
   try {
-    out = comm->Prepare("127.0.0.1", iface ? iface : "");
+    out = comm->Prepare(host && *host ? host : "127.0.0.1", iface ? iface : "");
   } catch (const gloo::Exception& e) {
     TVM_FFI_THROW(RuntimeError) << "gloo: worker " << worker_id
                                 << " cannot create its TCP device: " << e.what();

@@ -48,6 +48,12 @@ TVM_FFI_STATIC_INIT_BLOCK() {
                                              CheckedInt(num_groups, "num_groups"), pool_creator,
                                              entrypoint);
                  });
+  RegisterGlobal("runtime.disco.SessionProcessFromPool",
+                 [](int64_t num_workers, int64_t num_groups, ffi::Function pool) {
+                   return MakeProcessSessionFromPool(CheckedInt(num_workers, "num_workers"),
+                                                     CheckedInt(num_groups, "num_groups"),
+                                                     std::move(pool));
+                 });
   RegisterGlobal("runtime.disco.SessionGetNumWorkers",
                  [](const Session& s) { return int64_t{s->num_workers()}; });
   RegisterGlobal("runtime.disco.SessionGetNumGroups",

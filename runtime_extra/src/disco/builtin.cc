@@ -57,6 +57,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
                  []() { return int64_t{DiscoWorker::ThreadLocal()->worker_id}; });
   RegisterGlobal("runtime.disco.world_size",
                  []() { return int64_t{DiscoWorker::ThreadLocal()->num_workers}; });
+  RegisterGlobal("runtime.disco.local_worker_id",
+                 []() { return int64_t{DiscoWorker::ThreadLocal()->local_worker_id}; });
   RegisterGlobal("runtime.disco.num_groups",
                  []() { return int64_t{DiscoWorker::ThreadLocal()->num_groups}; });
   RegisterGlobal("runtime.disco.group_id",

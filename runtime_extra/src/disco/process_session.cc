@@ -107,6 +107,12 @@ Session MakeProcessSession(int num_workers, int num_groups, const std::string& p
   return Session(ffi::make_object<ProcessSessionObj>(num_workers, num_groups, *f));
 }
 
+Session MakeProcessSessionFromPool(int num_workers, int num_groups, ffi::Function pool) {
+  CheckSessionShape(num_workers, num_groups);
+  DISCO_CHECK(pool.defined(), TypeError) << "the process pool is a null function";
+  return Session(ffi::make_object<ProcessSessionObj>(num_workers, num_groups, std::move(pool)));
+}
+
 }  // namespace disco
 }  // namespace runtime
 }  // namespace tvm

@@ -4,6 +4,8 @@
 #ifndef TVM_RUNTIME_EXTRA_SRC_DISCO_SESSION_KINDS_H_
 #define TVM_RUNTIME_EXTRA_SRC_DISCO_SESSION_KINDS_H_
 
+#include <tvm/ffi/function.h>
+
 #include <string>
 
 #include "session.h"
@@ -24,6 +26,13 @@ Session MakeThreadedSession(int num_workers, int num_groups);
  */
 Session MakeProcessSession(int num_workers, int num_groups, const std::string& pool_creator,
                            const std::string& entrypoint);
+
+/*!
+ * \brief The same session with the pool given directly: f(i >= 1) returns worker i's link
+ * (any connected stream socket or pipe pair: a local process, or a remote node's worker
+ * already authenticated by Python's SocketSession), f(0) releases all of them.
+ */
+Session MakeProcessSessionFromPool(int num_workers, int num_groups, ffi::Function pool);
 
 }  // namespace disco
 }  // namespace runtime

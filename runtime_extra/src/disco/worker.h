@@ -51,6 +51,7 @@ class DiscoWorker {
       : worker_id(worker_id),
         num_workers(num_workers),
         num_groups(num_groups),
+        local_worker_id(worker_id),
         channel_(channel),
         worker_zero_data_(std::move(worker_zero_data)) {}
 
@@ -63,6 +64,12 @@ class DiscoWorker {
   const int worker_id;
   const int num_workers;
   const int num_groups;
+  /*!
+   * \brief The worker's index on its own machine (a SocketSession's node hosts workers
+   * first..first+per_node-1 as 0..per_node-1): which of the node's GPUs it takes. Equal to
+   * worker_id on one machine.
+   */
+  int local_worker_id;
   /*! \brief Where runtime.disco.empty allocates by default; init_ccl may move it to a GPU. */
   DLDevice default_device{kDLCPU, 0};
   /*! \brief The collective plugin bound by init_ccl ("" before): runtime.disco.<ccl>.<op>. */

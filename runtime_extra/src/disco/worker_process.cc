@@ -25,24 +25,28 @@ namespace disco {
 namespace {
 
 void WorkerProcess(ffi::PackedArgs args, ffi::Any*) {
-  DISCO_CHECK(args.size() == 5 || args.size() == 6, TypeError)
+  DISCO_CHECK(args.size() >= 5 && args.size() <= 7, TypeError)
       << "runtime.disco.WorkerProcess(worker_id, num_workers, num_groups, read_fd, write_fd"
-         "[, parent_pid]) takes 5 or 6 arguments, got "
+         "[, parent_pid[, local_worker_id]]) takes 5 to 7 arguments, got "
       << args.size();
   int worker_id = static_cast<int>(args[0].cast<int64_t>());
   int num_workers = static_cast<int>(args[1].cast<int64_t>());
   int num_groups = static_cast<int>(args[2].cast<int64_t>());
   int read_fd = static_cast<int>(args[3].cast<int64_t>());
   int write_fd = static_cast<int>(args[4].cast<int64_t>());
-  int64_t parent = args.size() == 6 ? args[5].cast<int64_t>() : 0;
+  int64_t parent = args.size() >= 6 ? args[5].cast<int64_t>() : 0;
+  int64_t local_id = args.size() == 7 ? args[6].cast<int64_t>() : worker_id;
   CheckSessionShape(num_workers, num_groups);
   DISCO_CHECK(worker_id >= 1 && worker_id < num_workers, ValueError)
       << "a worker process has id 1.." << num_workers - 1 << ", got " << worker_id;
   DISCO_CHECK(read_fd >= 0 && write_fd >= 0, ValueError) << "bad file descriptors";
+  DISCO_CHECK(local_id >= 0 && local_id <= worker_id, ValueError)
+      << "local_worker_id must be in 0.." << worker_id << ", got " << local_id;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (parent > 0 && ::getppid() != parent) return;  // the controller is already gone
   FdWorkerChannel channel(read_fd, write_fd);
   DiscoWorker worker(worker_id, num_workers, num_groups, &channel, nullptr);
+  worker.local_worker_id = static_cast<int>(local_id);
   worker.MainLoop();
 }
 

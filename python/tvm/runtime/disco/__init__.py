@@ -1,7 +1,8 @@
 """Disco: one program on N workers (SPMD), driven by a controller (docs/disco.md).
 
     import tvm
-    sess = tvm.runtime.disco.ThreadedSession(num_workers=2)      # or ProcessSession(2)
+    sess = tvm.runtime.disco.ThreadedSession(num_workers=2)      # or ProcessSession(2),
+                                                                 # or SocketSession(...)
     f = sess.get_global_func("runtime.disco.worker_rank")
     ranks = f()                                                  # a DRef: a value per worker
     sess.sync_worker_0()
@@ -18,7 +19,9 @@ from .errors import (DiscoError, DiscoNotAvailableError, DiscoProtocolError, Dis
 from .session import (REDUCE_OPS, DModule, DPackedFunc, DRef, ProcessSession, Session,
                       ThreadedSession, available)
 from . import process_pool  # noqa: F401  (registers runtime.disco.create_process_pool)
+from .socket_session import SocketSession
 
 __all__ = ["DModule", "DPackedFunc", "DRef", "DiscoError", "DiscoNotAvailableError",
            "DiscoProtocolError", "DiscoTimeoutError", "DiscoWorkerError", "DiscoWorkerLostError",
-           "ProcessSession", "REDUCE_OPS", "Session", "ThreadedSession", "available"]
+           "ProcessSession", "REDUCE_OPS", "Session", "SocketSession", "ThreadedSession",
+           "available"]
