@@ -14,6 +14,7 @@
  * library loads on machines without gloo, NCCL or CUDA.
  */
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/container/tensor.h>
@@ -80,7 +81,14 @@ void LoadPlugin(const std::string& ccl) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = failures.find(ccl);
   if (it == failures.end()) {
-    std::string path = ThisLibraryDir() + "/libtvm_disco_" + ccl + ".so";
+    // Next to this library (a wheel, python/tvm/lib), else where Bazel builds it (a source
+    // checkout running bazel-bin/runtime_extra/libtvm_runtime_extra.so directly).
+    std::string file = "libtvm_disco_" + ccl + ".so";
+    std::string path = ThisLibraryDir() + "/" + file;
+    if (::access(path.c_str(), F_OK) != 0) {
+      std::string built = ThisLibraryDir() + "/ccl/" + ccl + "/" + file;
+      if (::access(built.c_str(), F_OK) == 0) path = built;
+    }
     std::string why;
     // RTLD_LOCAL: the plugin registers by name; its engine's symbols stay private to it.
     if (::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {

@@ -6,6 +6,7 @@
 #ifndef TVM_RUNTIME_EXTRA_SRC_DISCO_THREAD_CHANNEL_H_
 #define TVM_RUNTIME_EXTRA_SRC_DISCO_THREAD_CHANNEL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -31,6 +32,10 @@ class FrameQueue {
   std::condition_variable cv_;
   std::deque<std::string> frames_;
   bool closed_ = false;
+  // Lock-free mirrors of frames_.size() and closed_ for the brief look before sleeping.
+  std::atomic<size_t> pending_{0};
+  std::atomic<bool> closed_flag_{false};
+  static constexpr int kSpinUs = 50;
 };
 
 /*! \brief Both ends of one in-process link (shared by the controller and the worker thread). */
