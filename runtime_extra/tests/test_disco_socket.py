@@ -47,6 +47,17 @@ def _finish(sess, nodes):
         assert n.wait(timeout=30) == 0, n.stderr.read()
 
 
+def _node_workers(node, count):
+    """The node's worker processes, once it has started `count` (the session may form a
+    moment before the node's last fork: its link is accepted first)."""
+    deadline = time.monotonic() + 10
+    while True:
+        workers = children_of(node.pid)
+        if len(workers) >= count or time.monotonic() > deadline:
+            return workers
+        time.sleep(0.02)
+
+
 def _alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -153,7 +164,7 @@ def test_a_killed_node_ends_the_next_wait_and_takes_its_workers_along():
     sess, nodes = _session()
     sess.set_timeout(20)
     node = nodes[0]
-    workers = children_of(node.pid)
+    workers = _node_workers(node, 2)
     assert len(workers) == 2
     node.send_signal(signal.SIGKILL)
     node.wait(timeout=10)
@@ -179,7 +190,7 @@ def test_a_killed_controller_stops_the_remote_node_and_its_workers(sig):
         assert ctrl.stdout.readline().startswith("PID")
         line = ctrl.stdout.readline()
         assert line.startswith("RESULT") and float(line.split()[1]) < 1e-5, line
-        workers = children_of(node.pid)
+        workers = _node_workers(node, 2)
         assert len(workers) == 2
     finally:
         ctrl.send_signal(sig)

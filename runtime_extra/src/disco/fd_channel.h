@@ -11,6 +11,9 @@
 #ifndef TVM_RUNTIME_EXTRA_SRC_DISCO_FD_CHANNEL_H_
 #define TVM_RUNTIME_EXTRA_SRC_DISCO_FD_CHANNEL_H_
 
+#include <sys/uio.h>
+
+#include <memory>
 #include <string>
 
 #include "channel.h"
@@ -34,11 +37,19 @@ class FdLink {
   void ShutdownWrite();
 
  private:
-  bool WriteAll(const char* data, size_t n, int timeout_ms);
+  bool WriteV(iovec* iov, int count, int timeout_ms);
   bool ReadAll(char* data, size_t n);
+  /*! \brief Reads until at least `need` bytes are buffered; false on EOF or error. */
+  bool Fill(size_t need);
+  size_t Buffered() const { return in_end_ - in_begin_; }
+  static constexpr size_t kReadChunk = 64 * 1024;
   int read_fd_;
   int write_fd_;
   bool write_closed_ = false;
+  // Bytes read but not yet returned (the start of the next frames): in_[in_begin_, in_end_).
+  std::unique_ptr<char[]> in_;
+  size_t in_begin_ = 0;
+  size_t in_end_ = 0;
 };
 
 class FdWorkerChannel : public WorkerChannel {
