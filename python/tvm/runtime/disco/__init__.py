@@ -17,8 +17,10 @@ from .errors import (DiscoError, DiscoNotAvailableError, DiscoProtocolError, Dis
                      DiscoWorkerError, DiscoWorkerLostError)
 from .session import (REDUCE_OPS, DModule, DPackedFunc, DRef, ProcessSession, Session,
                       ThreadedSession, available)
+from ..nvidia_libs import LibraryNotAvailableError  # init_ccl("nccl") without CUDA or NCCL
 from . import process_pool  # noqa: F401  (registers runtime.disco.create_process_pool)
 
 __all__ = ["DModule", "DPackedFunc", "DRef", "DiscoError", "DiscoNotAvailableError",
            "DiscoProtocolError", "DiscoTimeoutError", "DiscoWorkerError", "DiscoWorkerLostError",
+           "LibraryNotAvailableError",
            "ProcessSession", "REDUCE_OPS", "Session", "ThreadedSession", "available"]
