@@ -4,6 +4,7 @@
  *       C[m, n] = alpha * op(A)[m, k] @ op(B)[k, n] + beta * C
  *   tvm.contrib.cublas.batch_matmul(A, B, C, transa, transb[, alpha, beta])
  *       the same per batch; A or B may have batch 1 (broadcast, stride 0)
+ * (or with C last, as destination-passing calls from Relax give it),
  * Row-major tensors on one CUDA device; op(X) is X^T when its flag is set. A 2-D operand
  * whose strides are the transpose of compact (a "reversed-stride" view) is taken as a
  * transpose in place, as TVM does. Everything goes through cublasGemmEx /
@@ -127,12 +128,19 @@ void Gemm(ffi::PackedArgs args, bool batched) {
                                 "arguments, got "
                              << args.size();
   }
+  // TVM's order is (A, B, C, transa, transb, ...); a destination-passing caller (Relax
+  // call_dps_packed, relax.ext.cublas) appends C last: (A, B, transa, transb, ..., C). Flags
+  // are never tensors, so argument 2 tells which.
+  bool dps = args[2].type_index() < ffi::TypeIndex::kTVMFFIStaticObjectBegin &&
+             args[2].type_index() != ffi::TypeIndex::kTVMFFIDLTensorPtr;
+  int last = args.size() - 1;
   DLTensor* a = args[0].cast<DLTensor*>();
   DLTensor* b = args[1].cast<DLTensor*>();
-  DLTensor* c = args[2].cast<DLTensor*>();
-  bool transa = args[3].cast<bool>(), transb = args[4].cast<bool>();
-  double alpha = args.size() == 7 ? args[5].cast<double>() : 1.0;
-  double beta = args.size() == 7 ? args[6].cast<double>() : 0.0;
+  DLTensor* c = args[dps ? last : 2].cast<DLTensor*>();
+  int flags = dps ? 2 : 3;  // transa, transb[, alpha, beta]
+  bool transa = args[flags].cast<bool>(), transb = args[flags + 1].cast<bool>();
+  double alpha = args.size() == 7 ? args[flags + 2].cast<double>() : 1.0;
+  double beta = args.size() == 7 ? args[flags + 3].cast<double>() : 0.0;
   const CublasApi& api = RequireCublas(fn);
   Operand A = AsOperand(a, transa, batched, fn, "A");
   Operand B = AsOperand(b, transb, batched, fn, "B");
