@@ -32,18 +32,21 @@ ffi::Function Global(const char* name) { return ffi::Function::GetGlobalRequired
 
 int64_t WorkerInt(const char* name) { return Global(name)().cast<int64_t>(); }
 
-/*! \brief "" when this process can run NCCL on devices 0..max_device_id, else every reason. */
-std::string UnavailableReason(int max_device_id) {
+/*!
+ * \brief "" when this process can run NCCL on devices 0..max_device_id, else every reason
+ * (`with_nccl` false: the CUDA part only).
+ */
+std::string UnavailableReason(int max_device_id, bool with_nccl = true) {
   std::string cuda = CudaUnavailableReason(max_device_id);
-  const std::string& nccl = NcclUnavailableReason();
+  std::string nccl = with_nccl ? NcclUnavailableReason() : std::string();
   std::string why;
   if (!cuda.empty()) why += "CUDA: " + cuda;
   if (!nccl.empty()) why += std::string(why.empty() ? "" : "; ") + "NCCL: " + nccl;
   return why;
 }
 
-void RequireUsable(int max_device_id, const char* where) {
-  std::string why = UnavailableReason(max_device_id);
+void RequireUsable(int max_device_id, const char* where, bool with_nccl = true) {
+  std::string why = UnavailableReason(max_device_id, with_nccl);
   if (!why.empty()) {
     TVM_FFI_THROW(LibraryNotAvailableError)
         << "init_ccl(\"nccl\") cannot run " << where << ": " << why
@@ -51,8 +54,12 @@ void RequireUsable(int max_device_id, const char* where) {
   }
 }
 
-/*! \brief Worker, step 1: bind this worker's GPU, make its stream, keep the unique id. */
-void Prepare(const ffi::Shape& device_ids, const ffi::Bytes& unique_id) {
+/*!
+ * \brief Worker, step 1: bind this worker's GPU, make its stream, keep the unique id.
+ * `require_nccl`: also fail here when libnccl.so.2 does not load in this worker's process, so
+ * that no other rank is left waiting in ncclCommInitRank (false only for the host tests).
+ */
+void Prepare(const ffi::Shape& device_ids, const ffi::Bytes& unique_id, bool require_nccl) {
   int worker_id = static_cast<int>(WorkerInt("runtime.disco.worker_rank"));
   int num_workers = static_cast<int>(WorkerInt("runtime.disco.world_size"));
   NcclComm* old = PendingComm();
@@ -64,7 +71,7 @@ void Prepare(const ffi::Shape& device_ids, const ffi::Bytes& unique_id) {
                               << num_workers << " workers";
   }
   int device_id = static_cast<int>(device_ids[worker_id]);
-  RequireUsable(device_id, ("on worker " + std::to_string(worker_id)).c_str());
+  RequireUsable(device_id, ("on worker " + std::to_string(worker_id)).c_str(), require_nccl);
   auto comm = std::make_unique<NcclComm>(worker_id, num_workers,
                                          static_cast<int>(WorkerInt("runtime.disco.num_groups")),
                                          device_id, std::string(unique_id.data(), unique_id.size()));
@@ -82,13 +89,13 @@ void InitRank() {
 
 /*! \brief Controller: `_prepare` on every worker, then wait for all of them (errors raise). */
 void Distribute(const ffi::ObjectRef& session, const ffi::Shape& device_ids,
-                const ffi::Bytes& unique_id) {
+                const ffi::Bytes& unique_id, bool require_nccl) {
   ffi::Function get_func = Global("runtime.disco.SessionGetGlobalFunc");
   ffi::Function call = Global("runtime.disco.SessionCallPacked");
   ffi::Function sync = Global("runtime.disco.SessionSyncWorker");
   int64_t n = Global("runtime.disco.SessionGetNumWorkers")(session).cast<int64_t>();
   ffi::ObjectRef prepare = get_func(session, "runtime.disco.nccl._prepare").cast<ffi::ObjectRef>();
-  call(session, 0, 0, prepare, device_ids, unique_id);
+  call(session, 0, 0, prepare, device_ids, unique_id, require_nccl);
   for (int64_t i = 0; i < n; ++i) sync(session, i);
 }
 
@@ -113,7 +120,7 @@ void InitCCL(const ffi::ObjectRef& session, const ffi::Shape& device_ids) {
   const NcclApi& api = RequireNccl();
   ncclUniqueId id;
   CheckNccl(api.ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr);
-  Distribute(session, device_ids, ffi::Bytes(id.internal, kNcclUniqueIdBytes));
+  Distribute(session, device_ids, ffi::Bytes(id.internal, kNcclUniqueIdBytes), true);
   ffi::ObjectRef init_rank =
       Global("runtime.disco.SessionGetGlobalFunc")(session, "runtime.disco.nccl._init_rank")
           .cast<ffi::ObjectRef>();
@@ -136,7 +143,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   // For tvm.support.libinfo() (through runtime.disco.probe_ccl): "" or why not usable here.
   Register("runtime.disco.nccl.probe", []() { return ffi::String(UnavailableReason(0)); });
   // Host-side pieces, for tests that run without a GPU or NCCL.
-  Register("runtime.disco.nccl._distribute_unique_id", Distribute);
+  Register("runtime.disco.nccl._distribute_unique_id",
+           [](const ffi::ObjectRef& session, const ffi::Shape& device_ids,
+              const ffi::Bytes& unique_id) { Distribute(session, device_ids, unique_id, false); });
   Register("runtime.disco.nccl._worker_unique_id", []() {
     NcclComm* c = PendingComm();
     if (c == nullptr) TVM_FFI_THROW(RuntimeError) << "nccl: no unique id on this worker";

@@ -78,8 +78,8 @@ void Grouped(const NcclApi& api, ncclComm_t comm, F body) {
 }
 
 void AllReduce(OptTensor send, int64_t kind, bool in_group, OptTensor recv) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   View s = Check(*c, send, "allreduce", "send"), r = Check(*c, recv, "allreduce", "recv");
   CheckSameType(s, r, "allreduce");
   int type = NcclReduceType(r.dtype);
@@ -98,8 +98,8 @@ void AllReduce(OptTensor send, int64_t kind, bool in_group, OptTensor recv) {
 }
 
 void AllGather(OptTensor send, bool in_group, OptTensor recv) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   View s = Check(*c, send, "allgather", "send"), r = Check(*c, recv, "allgather", "recv");
   CheckSameType(s, r, "allgather");
   if (r.numel != s.numel * c->Size(in_group)) {
@@ -111,8 +111,8 @@ void AllGather(OptTensor send, bool in_group, OptTensor recv) {
 }
 
 void BroadcastFromWorker0(OptTensor send, bool in_group, OptTensor recv) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   View r = Check(*c, recv, "broadcast_from_worker0", "recv");
   const void* src = r.data;
   if (c->Rank(in_group) == 0) {
@@ -129,8 +129,8 @@ void BroadcastFromWorker0(OptTensor send, bool in_group, OptTensor recv) {
 }
 
 void ScatterFromWorker0(OptTensor send, bool in_group, OptTensor recv) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   View r = Check(*c, recv, "scatter_from_worker0", "recv");
   ncclComm_t comm = c->Get(in_group);
   int size = c->Size(in_group);
@@ -158,8 +158,8 @@ void ScatterFromWorker0(OptTensor send, bool in_group, OptTensor recv) {
 }
 
 void GatherToWorker0(OptTensor send, bool in_group, OptTensor recv) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   View s = Check(*c, send, "gather_to_worker0", "send");
   ncclComm_t comm = c->Get(in_group);
   int size = c->Size(in_group);
@@ -196,8 +196,8 @@ void CheckPeer(const NcclComm& c, int64_t peer, const char* op) {
 }
 
 void SendTo(OptTensor buf, int64_t peer, const char* op) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   CheckPeer(*c, peer, op);
   View b = Check(*c, buf, op, "buffer");
   ncclComm_t world = c->Get(false);
@@ -208,8 +208,8 @@ void SendTo(OptTensor buf, int64_t peer, const char* op) {
 }
 
 void RecvFrom(OptTensor buf, int64_t peer, const char* op) {
+  NcclComm* c = ThisWorkerComm();  // first: "not initialised" is the error before init_ccl
   const NcclApi& api = RequireNccl();
-  NcclComm* c = ThisWorkerComm();
   CheckPeer(*c, peer, op);
   View b = Check(*c, buf, op, "buffer");
   ncclComm_t world = c->Get(false);
