@@ -5,7 +5,12 @@
 # Then, on a lent GPU machine (one `run` call, .devcheck carried):
 #   set -o pipefail; PYTHONUNBUFFERED=1 python3 .devcheck/run.py 2>&1 | tee $OUT/log
 # run.py runs runtime_checks (hand-written kernels) and compiled_checks (kernels tvm.compile
-# made here for cuda -arch=sm_90, exported as .so files: tools/gpu_check/prepare_compiled.py).
+# made here for cuda -arch=sm_90, exported as .so files: tools/gpu_check/prepare_compiled.py)
+# and library_checks (NCCL through Disco, one worker per GPU; cuBLAS vs numpy with GFLOP/s).
+# libnccl.so.2 / libcublas.so.13 are NOT put here: the lent image preinstalls the pip wheels
+# nvidia-nccl-cu13 and nvidia-cublas (tvm finds them in site-packages), and their files
+# (344 MB, 54 + 542 MB) exceed what a run carries (64 MiB). The libtvm_disco_nccl.so plugin
+# is staged with the other libraries (bazel-bin/python/tvm/lib).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CUDA=${CUDA_HOME:-/usr/local/cuda}

@@ -60,6 +60,14 @@ def libinfo():
         for ccl in ("gloo", "nccl"):
             why = probe(ccl)
             info["DISCO_CCL_" + ccl.upper()] = "available" if not why else "unavailable: " + why
+        # cuBLAS (in libtvm_runtime_extra where USE_CUBLAS is ON): the driver and
+        # libcublas.so.13 probed in this process (loads the library, ~0.2 s, once).
+        cublas = tvm_ffi.get_global_func("tvm.contrib.cublas.probe", allow_missing=True)
+        if cublas is not None:
+            why = cublas()
+            info["CUBLAS"] = "available" if not why else "unavailable: " + why
+        else:
+            info["CUBLAS"] = "unavailable: this build has no cuBLAS (USE_CUBLAS is OFF)"
     info["LOADED_LIBS"] = ", ".join(names)
     info["RUNTIME_ONLY"] = "ON" if base.RUNTIME_ONLY else "OFF"
     return info

@@ -133,9 +133,10 @@ def test_worker_builtins_refuse_non_worker_threads():
 @KINDS
 def test_init_ccl_without_a_plugin_names_what_to_install(kind):
     with make_session(kind, 2) as sess:
-        # No NCCL plugin is built here (gloo's absence: test_disco_gloo, a folder without it).
-        with pytest.raises(ValueError, match="libnccl.so.2"):
-            sess.init_ccl("nccl")
+        # No "mpi" plugin exists (gloo's absence: test_disco_gloo, a folder without it; NCCL's
+        # missing driver/library: test_disco_nccl).
+        with pytest.raises(ValueError, match="runtime.disco.mpi.init_ccl is not registered"):
+            sess.init_ccl("mpi")
         with pytest.raises(ValueError, match="lowercase"):
             sess.init_ccl("../x")
         x = sess.empty((2,), "float32")

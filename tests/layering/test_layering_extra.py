@@ -1,5 +1,6 @@
 """libtvm_runtime_extra sits on libtvm_runtime + libtvm_ffi, exports nothing, never NEEDs a
-collective engine, and libtvm_runtime works without it. (test_layering.py's generic checks
+collective engine or cuBLAS, and libtvm_runtime works without it; the NCCL plugin NEEDs
+libtvm_ffi alone (NCCL and CUDA are reached by dlopen and by name). (test_layering.py's generic checks
 cover it too: NEEDED entries, undefined symbols, exports.)"""
 
 import os
@@ -24,7 +25,8 @@ def test_extra_needs_exactly_the_runtime_and_ffi():
     needed = _readelf_needed(os.environ["LIB_TVM_RUNTIME_EXTRA"])
     assert {"libtvm_ffi.so", "libtvm_runtime.so"} <= needed
     assert not [n for n in needed if n.startswith(("libgloo", "libnccl", "libcuda", "libcudart",
-                                                   "libtvm_compiler", "libtvm_runtime_cuda"))]
+                                                   "libcublas", "libtvm_compiler",
+                                                   "libtvm_runtime_cuda"))]
     assert not _exports(os.environ["LIB_TVM_RUNTIME_EXTRA"])
 
 
@@ -37,6 +39,21 @@ def test_the_gloo_plugin_needs_only_ffi_and_gloo_and_exports_nothing():
         assert not _exports(path)
         # The extra library finds it by name at init_ccl, never through NEEDED.
         assert "libtvm_disco_gloo" not in " ".join(_readelf_needed(os.environ["LIB_TVM_RUNTIME_EXTRA"]))
+
+
+_SYSTEM = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libstdc++.so",
+           "libgcc_s.so", "ld-linux")
+
+
+def test_the_nccl_plugin_needs_only_ffi_and_exports_nothing():
+    paths = [p for p in os.environ.get("NCCL_PLUGIN", "").split() if p.endswith(".so")]
+    for path in paths:  # none where libtvm_runtime_cuda is not built
+        needed = _readelf_needed(path)
+        assert "libtvm_ffi.so" in needed
+        assert not [n for n in needed if n != "libtvm_ffi.so" and not n.startswith(_SYSTEM)], needed
+        assert not _exports(path)
+        # NCCL is found at init_ccl, by dlopen: never NEEDED, by the plugin or by the extra library.
+        assert "libnccl" not in " ".join(_readelf_needed(os.environ["LIB_TVM_RUNTIME_EXTRA"]))
 
 
 def test_extra_is_not_known_to_the_runtime():

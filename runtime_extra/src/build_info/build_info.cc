@@ -1,7 +1,9 @@
 /*
  * Build facts of libtvm_runtime_extra (`runtime_extra.BuildInfo()` returns JSON), merged by
- * tvm.support.libinfo(). Which collective engines are usable is a run-time fact: each one is
- * a plugin found at init_ccl (`runtime.disco.probe_ccl(name)`), never a build fact here.
+ * tvm.support.libinfo(): which plugins and contrib libraries this build made (USE_GLOO,
+ * USE_NCCL: the Disco plugins next to this library; USE_CUBLAS: tvm.contrib.cublas.* in it;
+ * defines from //runtime_extra:build_flags). Whether each is usable is a run-time fact
+ * (`runtime.disco.probe_ccl(name)`, `tvm.contrib.cublas.probe()`), never a build fact here.
  */
 #include <tvm/ffi/function.h>
 
@@ -17,7 +19,22 @@ namespace extra {
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterGlobal("runtime_extra.BuildInfo", []() {
     std::string out = BuildFactsPrefix("tvm_runtime_extra");
-    out += "\"USE_DISCO\": \"ON\", \"DISCO_SESSIONS\": \"threaded,process\"}";
+    out += "\"USE_DISCO\": \"ON\", \"DISCO_SESSIONS\": \"threaded,process\", ";
+#ifdef TVM_EXTRA_GLOO_PLUGIN
+    out += "\"USE_GLOO\": \"ON\", ";
+#else
+    out += "\"USE_GLOO\": \"OFF\", ";
+#endif
+#ifdef TVM_EXTRA_NCCL_PLUGIN
+    out += "\"USE_NCCL\": \"ON\", ";
+#else
+    out += "\"USE_NCCL\": \"OFF\", ";
+#endif
+#ifdef TVM_EXTRA_CUBLAS
+    out += "\"USE_CUBLAS\": \"ON\"}";
+#else
+    out += "\"USE_CUBLAS\": \"OFF\"}";
+#endif
     return ffi::String(out);
   });
 }

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "../registry.h"
+#include "check.h"
 #include "worker.h"
 
 namespace tvm {
@@ -64,6 +65,21 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterGlobal("runtime.disco.group_id",
                  []() { return int64_t{DiscoWorker::ThreadLocal()->group_id()}; });
   RegisterGlobal("runtime.disco.device", []() { return DiscoWorker::ThreadLocal()->default_device; });
+  // For CCL plugins binding a worker to its GPU (TVM's InitCCLPerWorker): a worker still on
+  // the CPU takes `device` as its default; one already on another device is an error.
+  RegisterGlobal("runtime.disco._set_default_device", [](DLDevice device) {
+    DiscoWorker* w = DiscoWorker::ThreadLocal();
+    if (w->default_device.device_type == kDLCPU) {
+      w->default_device = device;
+      return;
+    }
+    DISCO_CHECK(w->default_device.device_type == device.device_type &&
+                    w->default_device.device_id == device.device_id,
+                ValueError)
+        << "worker " << w->worker_id << " already uses device (" << w->default_device.device_type
+        << ", " << w->default_device.device_id << "), cannot switch to (" << device.device_type
+        << ", " << device.device_id << ")";
+  });
   RegisterGlobal("runtime.disco.empty", Empty);
   RegisterGlobal("runtime.disco.load_vm_module", LoadVMModule);
 }

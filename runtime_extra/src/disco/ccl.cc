@@ -155,11 +155,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     w->ccl = ccl;
   });
   RegisterGlobal("runtime.disco.load_ccl_plugin", [](const ffi::String& ccl) { LoadPlugin(ccl); });
-  // For tvm.support.libinfo(): "" when the CCL is usable in this process, else why not.
+  // For tvm.support.libinfo(): "" when the CCL is usable in this process, else why not. A
+  // plugin whose engine needs more than itself (NCCL: a driver, GPUs, libnccl.so.2) says so
+  // through its own `runtime.disco.<ccl>.probe`.
   RegisterGlobal("runtime.disco.probe_ccl", [](const ffi::String& ccl) -> ffi::String {
     try {
       LoadPlugin(ccl);
-      return ffi::String("");
+      std::optional<ffi::Function> probe =
+          ffi::Function::GetGlobal("runtime.disco." + std::string(ccl) + ".probe");
+      return probe.has_value() ? (*probe)().cast<ffi::String>() : ffi::String("");
     } catch (const ffi::Error& e) {
       return ffi::String(e.message());
     }

@@ -16,8 +16,12 @@ def graph_passes():
 
 
 def library_dispatch_passes(target=None):  # noqa: ARG001 - every backend's signature
-    """No vendor library calls to dispatch to yet (cuBLAS comes with libtvm_runtime_extra)."""
-    return []
+    """Functions a partition pass marked for an external codegen ("Codegen" attr, e.g.
+    partition_for_cublas) become calls of registered packed functions (RunCodegen); a module
+    without such functions is left as it is."""
+    from .. import transform as T
+
+    return [T.RunCodegen()]
 
 
 def dataflow_lower_passes(target=None):  # noqa: ARG001

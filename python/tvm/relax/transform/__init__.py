@@ -17,6 +17,7 @@ from .fold_batchnorm_to_conv2d import FoldBatchnormToConv2D
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
+from .run_codegen import RunCodegen
 from .legalize_ops import LEGALIZE, LegalizeOps, register_legalize
 from . import legalize_nn  # noqa: F401 (registers the nn/indexing/creation legalizations)
 from . import legalize_ccl  # noqa: F401 (relax.ccl.* -> runtime.disco.* calls)
@@ -25,4 +26,4 @@ __all__ = ["AnnotateTIROpPattern", "AttachGlobalSymbol", "CallTIRRewrite", "Kill
            "LowerAllocTensor", "LowerRuntimeBuiltin", "RemovePurityChecking", "StaticPlanBlockMemory",
            "ToNonDataflow", "VMBuiltinLower", "VMShapeLower", "CanonicalizeBindings", "DeadCodeElimination", "DefaultSchedule",
            "EliminateCommonSubexpr", "FoldBatchnormToConv2D", "FoldConstant", "FuseOps", "FuseTIR",
-           "LEGALIZE", "LegalizeOps", "register_legalize"]
+           "LEGALIZE", "LegalizeOps", "RunCodegen", "register_legalize"]

@@ -18,10 +18,11 @@ from .errors import (DiscoError, DiscoNotAvailableError, DiscoProtocolError, Dis
                      DiscoWorkerError, DiscoWorkerLostError)
 from .session import (REDUCE_OPS, DModule, DPackedFunc, DRef, ProcessSession, Session,
                       ThreadedSession, available)
+from ..nvidia_libs import LibraryNotAvailableError  # init_ccl("nccl") without CUDA or NCCL
 from . import process_pool  # noqa: F401  (registers runtime.disco.create_process_pool)
 from .socket_session import SocketSession
 
 __all__ = ["DModule", "DPackedFunc", "DRef", "DiscoError", "DiscoNotAvailableError",
            "DiscoProtocolError", "DiscoTimeoutError", "DiscoWorkerError", "DiscoWorkerLostError",
-           "ProcessSession", "REDUCE_OPS", "Session", "SocketSession", "ThreadedSession",
-           "available"]
+           "LibraryNotAvailableError", "ProcessSession", "REDUCE_OPS", "Session",
+           "SocketSession", "ThreadedSession", "available"]

@@ -1,7 +1,8 @@
 """The default build pipeline for CPU targets, in TVM's four stages; relax.build runs it for
 relax_pipeline="default" with an "llvm" target.
 
-  library_dispatch_passes  none yet (no vendor library calls on the CPU)
+  library_dispatch_passes  RunCodegen: functions a partition pass marked "Codegen" (e.g.
+                           partition_for_cublas) become registered packed-function calls
   legalize_passes          graph simplifications, LegalizeOps, fusion, and DefaultSchedule
                            (a schedule for every kernel, found without search)
   dataflow_lower_passes    ToNonDataflow, RemovePurityChecking, CallTIRRewrite
