@@ -73,6 +73,21 @@ def test_allreduce(sess, shape, dtype, op, in_group, seed):
         assert_close(get(dst, i), expected, dtype, "%s on worker %d" % (op, i))
 
 
+# Buffers past the ring's 4 MB segments (several segments per block, a short last one) and
+# element counts that the ring's blocks do not divide evenly.
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.sampled_from([(9 << 20) // 4 + 3, (17 << 20) // 4 + 1, 5, 1]),
+       dtype=st.sampled_from(["float32", "int32"]), op=st.sampled_from(["sum", "max"]),
+       seed=seeds)
+def test_allreduce_of_large_and_uneven_buffers(sess, n, dtype, op, seed):
+    xs = inputs(sess, (n,), dtype, seed)
+    src, dst = put(sess, xs), sess.empty((n,), dtype)
+    sess.allreduce(src, dst, op, False)
+    expected = reduce(xs, op, dtype)
+    for i in range(sess.num_workers):
+        assert_close(get(dst, i), expected, dtype, "%s on worker %d" % (op, i))
+
+
 @EXAMPLES
 @given(shape=shapes, dtype=dtypes, in_group=st.booleans(), seed=seeds)
 def test_allgather(sess, shape, dtype, in_group, seed):

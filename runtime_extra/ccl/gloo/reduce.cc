@@ -1,6 +1,5 @@
 #include "reduce.h"
 
-#include <gloo/allreduce.h>
 #include <gloo/math.h>
 #include <tvm/ffi/error.h>
 
@@ -9,14 +8,13 @@
 #include <vector>
 
 #include "half.h"
+#include "ring_allreduce.h"
 
 namespace tvm {
 namespace runtime {
 namespace disco_gloo {
 
 namespace {
-
-using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 
 template <typename T>
 ReduceFn Pick(int kind) {
@@ -37,11 +35,7 @@ ReduceFn Pick(int kind) {
 template <typename T>
 void Run(const std::shared_ptr<gloo::Context>& ctx, T* data, size_t n, int kind,
          std::chrono::milliseconds timeout) {
-  gloo::AllreduceOptions opts(ctx);
-  opts.setOutput(data, n);
-  opts.setReduceFunction(Pick<T>(kind));
-  opts.setTimeout(timeout);
-  gloo::allreduce(opts);
+  RingAllreduce(ctx, data, n, sizeof(T), Pick<T>(kind), timeout);
   if (kind == 4) {
     for (size_t i = 0; i < n; ++i) data[i] = static_cast<T>(data[i] / static_cast<T>(ctx->size));
   }
