@@ -37,6 +37,15 @@ def children_of(pid):
     return out
 
 
+def alive(pid):
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def disco_workers():
     """Live `tvm.exec.disco_worker` processes started by this process."""
     return [p for p in children_of(os.getpid()) if b"disco_worker" in _cmdline(p)]

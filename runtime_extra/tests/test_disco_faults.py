@@ -12,7 +12,7 @@ import pytest
 
 from tvm.runtime import disco
 
-from disco_testing import KINDS, disco_workers, make_session
+from disco_testing import KINDS, alive, disco_workers, make_session
 
 
 def _session(kind, n=3):
@@ -94,19 +94,11 @@ def test_workers_exit_when_their_controller_is_killed(tmp_path, sig):
         line = proc.stdout.readline().decode()
         pids = [int(p) for p in line.split()]
         assert len(pids) == 2, line
-        assert all(_alive(p) for p in pids)
+        assert all(alive(p) for p in pids)
     finally:
         proc.send_signal(sig)
         proc.wait(timeout=30)
     deadline = time.monotonic() + 10
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in pids if _alive(p)], "workers outlived their controller"
-
-
-def _alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    assert not [p for p in pids if alive(p)], "workers outlived their controller"

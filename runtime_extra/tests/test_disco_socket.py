@@ -22,7 +22,7 @@ from tvm.runtime.disco import handshake
 
 from disco_socket_helper import (TOKEN, allreduce_check, controller_script, free_port,
                                  node_env, start_node)
-from disco_testing import children_of
+from disco_testing import alive, children_of
 
 HOST = "127.0.0.1"
 
@@ -56,14 +56,6 @@ def _node_workers(node, count):
         if len(workers) >= count or time.monotonic() > deadline:
             return workers
         time.sleep(0.02)
-
-
-def _alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_workers_of_two_nodes_run_functions_and_move_tensors():
@@ -154,7 +146,7 @@ def test_no_node_ends_in_a_timeout_naming_the_command_to_run():
     with pytest.raises(disco.DiscoTimeoutError, match="disco_remote_socket_session 127.0.0.1"):
         disco.SocketSession(2, 2, 1, HOST, port, token=TOKEN, connect_timeout=1.5)
     assert time.monotonic() - start < 10
-    assert not [p for p in children_of(os.getpid()) if _alive(p)]
+    assert not [p for p in children_of(os.getpid()) if alive(p)]
     # The port is free again: the listener was closed.
     with socket.socket() as s:
         s.bind((HOST, port))
@@ -173,9 +165,9 @@ def test_a_killed_node_ends_the_next_wait_and_takes_its_workers_along():
         sess._sync_all()
     assert time.monotonic() - start < 10
     deadline = time.monotonic() + 10
-    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in workers if _alive(p)], "a node's workers outlived it"
+    assert not [p for p in workers if alive(p)], "a node's workers outlived it"
     sess.shutdown()
 
 
@@ -197,9 +189,9 @@ def test_a_killed_controller_stops_the_remote_node_and_its_workers(sig):
         ctrl.wait(timeout=30)
     assert node.wait(timeout=30) == 0
     deadline = time.monotonic() + 10
-    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in workers if _alive(p)]
+    assert not [p for p in workers if alive(p)]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
