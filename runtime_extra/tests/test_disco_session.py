@@ -149,3 +149,11 @@ def test_init_ccl_without_a_plugin_names_what_to_install(kind):
         except disco.DiscoWorkerError as err:
             assert "no collective library" in str(err)
         sess._sync_all()  # the session goes on after its workers' errors
+
+
+def test_compiled_ccl_names_the_collective_library_this_build_has():
+    info = tvm.support.libinfo()
+    want = ("nccl" if info.get("USE_NCCL") == "ON"
+            else "gloo" if info.get("USE_GLOO") == "ON" else "")
+    assert tvm_ffi.get_global_func("runtime.disco.compiled_ccl")() == want
+    assert "socket" in info["tvm_runtime_extra.DISCO_SESSIONS"].split(",")

@@ -4,6 +4,7 @@
  * USE_NCCL: the Disco plugins next to this library; USE_CUBLAS: tvm.contrib.cublas.* in it;
  * defines from //runtime_extra:build_flags). Whether each is usable is a run-time fact
  * (`runtime.disco.probe_ccl(name)`, `tvm.contrib.cublas.probe()`), never a build fact here.
+ * Also `runtime.disco.compiled_ccl` (TVM's name), which is a build fact too.
  */
 #include <tvm/ffi/function.h>
 
@@ -19,7 +20,7 @@ namespace extra {
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterGlobal("runtime_extra.BuildInfo", []() {
     std::string out = BuildFactsPrefix("tvm_runtime_extra");
-    out += "\"USE_DISCO\": \"ON\", \"DISCO_SESSIONS\": \"threaded,process\", ";
+    out += "\"USE_DISCO\": \"ON\", \"DISCO_SESSIONS\": \"threaded,process,socket\", ";
 #ifdef TVM_EXTRA_GLOO_PLUGIN
     out += "\"USE_GLOO\": \"ON\", ";
 #else
@@ -36,6 +37,18 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     out += "\"USE_CUBLAS\": \"OFF\"}";
 #endif
     return ffi::String(out);
+  });
+  // TVM's name for "the collective library this build was compiled with" (mlc-llm passes it
+  // to init_ccl): NCCL where its plugin is built, else gloo, else "" (none). A build fact;
+  // whether it can run here is runtime.disco.probe_ccl's answer.
+  RegisterGlobal("runtime.disco.compiled_ccl", []() {
+#if defined(TVM_EXTRA_NCCL_PLUGIN)
+    return ffi::String("nccl");
+#elif defined(TVM_EXTRA_GLOO_PLUGIN)
+    return ffi::String("gloo");
+#else
+    return ffi::String("");
+#endif
   });
 }
 
