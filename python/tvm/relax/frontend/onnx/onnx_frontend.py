@@ -212,6 +212,8 @@ class GraphImporter:
         for name, value in zip(names, outs):
             if not name or value is None:
                 continue
+            if isinstance(value, np.generic):  # numpy ops on 0-d arrays return scalars
+                value = np.array(value)
             if isinstance(value, shape_values.SymShape):
                 self.shape_values[name] = value
             elif isinstance(value, np.ndarray):
