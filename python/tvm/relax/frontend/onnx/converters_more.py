@@ -195,6 +195,16 @@ class PRelu(Converter):
     """slope broadcasts against x (unidirectionally, numpy rules)."""
 
     @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        """Before opset 7 a 1-d slope of C values is per channel (axis 1), as pytorch's
+        exporter wrote nn.PReLU(num_parameters=C)."""
+        x, slope = inputs
+        xs, ss = ctx.shape_of(x), ctx.static_shape(slope)
+        if xs is not None and ss is not None and len(ss) == 1 and ss[0] != 1 and len(xs) > 2:
+            slope = R.reshape(slope, [ss[0]] + [1] * (len(xs) - 2))
+        return cls._impl_v7(ctx, [x, slope], attrs)
+
+    @classmethod
     def _impl_v7(cls, ctx, inputs, attrs):
         x, slope = inputs
         return R.where(R.less(x, _k(ctx, x, 0)), R.multiply(x, slope), x)

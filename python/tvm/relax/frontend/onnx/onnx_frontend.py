@@ -98,7 +98,8 @@ class GraphImporter:
         impl = conv.impl_for(opset) if conv is not None else None
         if impl is not None or function_expand.has_body(node, opset):
             return impl
-        raise OnnxOpError("from_onnx: operator %s (node %s, opset %d) is not supported"
+        # the same form as check_supported's list (the conformance report parses it)
+        raise OnnxOpError("from_onnx: 1 operator type(s) are not supported:\n  %s: %s (opset %d)"
                           % (key, node.name or "?", opset))
 
     def check_supported(self):
