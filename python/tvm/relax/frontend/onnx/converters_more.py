@@ -276,6 +276,32 @@ def _reduce_const(name, arr, axes, keep):
     return np.asarray(out).astype(arr.dtype)
 
 
+def _reduce_empty(ctx, name, x, axes, keep):
+    """A reduction over an empty set (a reduced extent is 0 at import) is the combiner's
+    identity everywhere (0, 1, -inf / the type's minimum for max, ...): known at import. The
+    kernel would leave its output unwritten (its init runs inside the empty loop)."""
+    static = ctx.static_shape(x)
+    if static is None:
+        return None
+    ax = list(range(len(static))) if axes is None else [int(a) % len(static) for a in axes]
+    if not any(static[a] == 0 for a in ax):
+        return None
+    arr = np.zeros(static, ctx.dtype_of(x))
+    comb = _REDUCE_KINDS[name][1]
+    if comb in (R.max, R.min):
+        dt = arr.dtype
+        if dt == np.bool_:
+            ident = comb is R.min
+        elif np.issubdtype(dt, np.integer):
+            ident = np.iinfo(dt).min if comb is R.max else np.iinfo(dt).max
+        else:
+            ident = -np.inf if comb is R.max else np.inf
+        fn = np.max if comb is R.max else np.min
+        return np.asarray(fn(arr, axis=tuple(ax), keepdims=keep, initial=ident)).astype(dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _reduce_const(name, arr, ax, keep)
+
+
 def _reduce_run_time_axes(ctx, name, x, axes_t, keep):
     """Axes known only at run time (their count is static): each axis k is reduced (keepdims)
     and broadcast back where the axes name it, so the shape never changes; then the output's
@@ -352,6 +378,9 @@ def _reduce_converter(name, axes_input_from):
                     return x
             if ctx.consts[0] is not None:
                 return _reduce_const(name, ctx.consts[0], axes, keep)
+            empty = _reduce_empty(ctx, name, x, axes, keep)
+            if empty is not None:
+                return empty
             return _reduce_static(ctx, name, x, axes, keep)
 
         @classmethod
