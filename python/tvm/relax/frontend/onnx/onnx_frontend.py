@@ -103,17 +103,16 @@ class GraphImporter:
                           % (key, node.name or "?", opset))
 
     def check_supported(self):
-        missing = {}
+        missing, domains = {}, {}
         for node in self.graph.node:
             try:
                 self._converter(node, self.opset)
             except OnnxOpError:
                 key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
-                missing.setdefault(key, []).append(
-                    "%s (opset %d)" % (node.name or "(unnamed %s)" % node.op_type,
-                                       self.opset.get(node.domain or "", 1)))
+                missing.setdefault(key, []).append(node.name or "(unnamed %s)" % node.op_type)
+                domains[key] = self.opset.get(node.domain or "", 1)
         if missing:
-            lines = ["  %s: %s" % (k, ", ".join(v[:5]) + (" ..." if len(v) > 5 else ""))
+            lines = ["  %s: %s (opset %d)" % (k, ", ".join(v[:5]) + (" ..." if len(v) > 5 else ""), domains[k])
                      for k, v in sorted(missing.items())]
             raise OnnxOpError("from_onnx: %d operator type(s) are not supported:\n%s"
                               % (len(missing), "\n".join(lines)))
