@@ -172,9 +172,11 @@ void CodeGenLLVM::Stmt(const tvm::Stmt& s) {
       bytes = (c != nullptr && bytes <= 1024) ? bytes * *c : -1;
       if (bytes < 0) break;
     }
-    if (bytes > 0 && bytes <= 1024) {
+    // A zero-size buffer (a reduction over an empty set, a 0-row matrix) is never read or
+    // written, but still needs an address: one byte.
+    if (bytes >= 0 && bytes <= 1024) {
       std::string a = "%" + Label("stack");
-      allocas_ << "  " << a << " = alloca [" << bytes << " x i8], align 64\n";
+      allocas_ << "  " << a << " = alloca [" << std::max<int64_t>(bytes, 1) << " x i8], align 64\n";
       vars_[n->buffer->data.get()] = Val{a, Handle()};
       Stmt(n->body);
       return;

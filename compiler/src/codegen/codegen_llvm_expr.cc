@@ -342,6 +342,42 @@ Val CodeGenLLVM::Call(const CallNode* n, DataType t) {
     Val c = Cmp0("icmp slt", x, z);
     return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(x.t) + " " + neg.v + ", " + LLType(x.t) + " " + x.v, t);
   }
+  // Bitwise intrinsics on integers (bool for and/or/xor/not). A shift by the type's width
+  // or more is poison in LLVM but defined by ONNX (0, or the sign for >> of a negative
+  // signed value); a negative amount counts as out of range (the unsigned compare), as
+  // ONNX's BitShift-28 says. The amount is clamped to width - 1 and a full shift selected.
+  static const std::pair<const char*, const char*> kBitwise[] = {
+      {"bitwise_and", "and"}, {"bitwise_or", "or"}, {"bitwise_xor", "xor"}};
+  for (const auto& kv : kBitwise) {
+    if (op == kv.first && n->args.size() == 2) {
+      Val x = Expr(n->args[0]), y = Expr(n->args[1]);
+      if (!IsIntOrUInt(x.t) && !IsBool(x.t)) TVM_FFI_THROW(TypeError) << op << " needs integer arguments";
+      return Emit(std::string(kv.second) + " " + LLType(x.t) + " " + x.v + ", " + y.v, t);
+    }
+  }
+  if (op == "bitwise_not" && n->args.size() == 1) {
+    Val x = Expr(n->args[0]);
+    if (!IsIntOrUInt(x.t) && !IsBool(x.t)) TVM_FFI_THROW(TypeError) << op << " needs an integer argument";
+    return Emit("xor " + LLType(x.t) + " " + x.v + ", " + (IsBool(x.t) ? Const(x.t, 1).v : Const(x.t, -1).v), t);
+  }
+  if ((op == "shift_left" || op == "shift_right") && n->args.size() == 2) {
+    Val x = Expr(n->args[0]), y = Expr(n->args[1]);
+    if (!IsIntOrUInt(x.t)) TVM_FFI_THROW(TypeError) << op << " needs integer arguments";
+    std::string ty = LLType(x.t), bt = LLType(Bool(x.t.lanes));
+    Val width = Const(x.t, x.t.bits);
+    Val big = Emit("icmp uge " + ty + " " + y.v + ", " + width.v, Bool(x.t.lanes));
+    Val last = Const(x.t, x.t.bits - 1);
+    Val amt = Emit("select " + bt + " " + big.v + ", " + ty + " " + last.v + ", " + ty + " " + y.v, x.t);
+    if (op == "shift_left") {
+      Val r = Emit("shl " + ty + " " + x.v + ", " + amt.v, x.t);
+      return Emit("select " + bt + " " + big.v + ", " + ty + " " + Const(x.t, 0).v + ", " + ty + " " + r.v, t);
+    }
+    if (IsUInt(x.t)) {
+      Val r = Emit("lshr " + ty + " " + x.v + ", " + amt.v, x.t);
+      return Emit("select " + bt + " " + big.v + ", " + ty + " " + Const(x.t, 0).v + ", " + ty + " " + r.v, t);
+    }
+    return Emit("ashr " + ty + " " + x.v + ", " + amt.v, t);  // width-1 already gives the sign
+  }
   if (op == "if_then_else" && n->args.size() == 3) {
     Val c = Expr(n->args[0]), x = Expr(n->args[1]), y = Expr(n->args[2]);
     return Emit("select " + LLType(c.t) + " " + c.v + ", " + LLType(t) + " " + x.v + ", " + LLType(t) + " " + y.v, t);

@@ -9,9 +9,9 @@ from .expr import (Add, Allocate, And, AssertStmt, Block, BlockRealize, Broadcas
                    IfThenElse, IntImm, IterVar, LE, LT, Let, LetStmt, Max, Min, Mod, Mul, NE, Not,
                    Or, PrimExpr, PrimFunc, Ramp, Range, Reduce, Select, SeqStmt, Stmt, StringImm, Sub,
                    Var, const, convert, decl_buffer)
-from .op import (abs, all, any, cast, ceil, cos, div, erf, exp, exp2, floor, floordiv, floormod,
+from .op import (abs, all, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cast, ceil, cos, div, erf, exp, exp2, floor, floordiv, floormod,
                  if_then_else, log, log2, log10, max, max_value, min, min_value, pow, round,
-                 sigmoid, sin, sqrt, tan, tanh, trunc, truncdiv, truncmod)
+                 shift_left, shift_right, sigmoid, sin, sqrt, tan, tanh, trunc, truncdiv, truncmod)
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError, Trace
 from . import transform
 from . import pipeline

@@ -31,6 +31,23 @@ abs = _unary("abs")  # noqa: A001
 erf = _unary("erf")
 
 
+def _bitwise(name):
+    def f(x, y):
+        x, y = _promote(x, y)
+        return Call(x.dtype, "tir." + name, [x, y])
+    f.__name__ = name
+    f.__doc__ = "Bitwise %s of two integers (an intrinsic Call; shifts by >= the width are defined)." % name
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+shift_left = _bitwise("shift_left")
+shift_right = _bitwise("shift_right")
+bitwise_not = _unary("bitwise_not")
+
+
 def pow(x, y):  # noqa: A001
     x, y = _promote(x, y)
     return Call(x.dtype, "tir.pow", [x, y])

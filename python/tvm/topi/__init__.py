@@ -11,6 +11,8 @@ from .elemwise import (abs, astype, ceil, clip, cos, erf, exp, fast_tanh, floor,
                        leaky_relu, log, logical_not, negative, reciprocal, relu, round, rsqrt,
                        sigmoid, sign, sin, sqrt, square, tanh, tan, asin, acos, atan, sinh,
                        cosh, trunc)
+from .bitwise import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, left_shift,
+                      right_shift)
 from .transform import concatenate, expand_dims, flatten, reshape, squeeze, transpose
 from .reduction import max, mean, min, prod, sum  # noqa: A004
 from .nn import gelu, gelu_tanh, layer_norm, log_softmax, matmul, silu, softmax

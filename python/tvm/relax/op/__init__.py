@@ -28,11 +28,12 @@ def _binary(name):
 
 for _n in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "negative", "abs",
            "floor", "ceil", "round", "sign", "square", "reciprocal", "logical_not", "tan", "asin", "acos",
-           "atan", "sinh", "cosh", "trunc"):
+           "atan", "sinh", "cosh", "trunc", "bitwise_not"):
     globals()[_n] = _unary(_n)
 for _n in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
            "floor_mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-           "logical_and", "logical_or"):
+           "logical_and", "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+           "right_shift"):
     globals()[_n] = _binary(_n)
 del _n
 

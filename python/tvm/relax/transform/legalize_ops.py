@@ -32,11 +32,12 @@ def _te(fn, name=None, **kw):
 
 for _name in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
               "round", "abs", "negative", "square", "reciprocal", "sign", "logical_not", "tan", "asin", "acos",
-              "atan", "sinh", "cosh", "trunc"):
+              "atan", "sinh", "cosh", "trunc", "bitwise_not"):
     register_legalize("relax." + _name, _te(getattr(topi, _name)))
 for _name in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
               "floor_mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-              "logical_and", "logical_or"):
+              "logical_and", "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+              "right_shift"):
     register_legalize("relax." + _name, _te(getattr(topi, _name)))
 register_legalize("relax.where", _te(topi.where))
 register_legalize("relax.nn.relu", _te(topi.relu))

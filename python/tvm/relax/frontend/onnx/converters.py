@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import expr as _expr
 from ... import op as R
+from . import run_time_shapes
 from .shape_values import dims_of, reshape_dims
 
 
@@ -397,9 +398,9 @@ class ConstantOfShape(Converter):
     def _impl_v9(cls, ctx, inputs, attrs):
         from onnx import numpy_helper
         shape = dims_of(ctx, 0)
-        if shape is None:
-            raise NotImplementedError("ConstantOfShape of a shape computed at run time")
         value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, "float32")
+        if shape is None:
+            return run_time_shapes.constant_of_shape(ctx, inputs[0], value)
         if ctx.consts[0] is None:  # symbolic dimensions (shape_values.py)
             return R.full(shape, _expr.const(value.reshape(())), str(value.dtype))
         return np.full(shape, value.reshape(-1)[0], dtype=value.dtype)
@@ -440,9 +441,9 @@ class Reshape(Converter):
     @classmethod
     def _impl_v5(cls, ctx, inputs, attrs):
         target = dims_of(ctx, 1)  # constant, or symbolic from Shape nodes (shape_values.py)
-        if target is None:
-            raise NotImplementedError("Reshape to a shape computed at run time")
         allowzero = attrs.get("allowzero", 0)
+        if target is None:
+            return run_time_shapes.reshape(ctx, inputs[0], inputs[1], allowzero)
         if ctx.consts[0] is not None and ctx.consts[1] is not None:
             src = ctx.consts[0]
             t = [src.shape[k] if (s == 0 and not allowzero) else s for k, s in enumerate(target)]
@@ -483,11 +484,14 @@ class Concat(Converter):
         return R.concat([(_expr.const(c) if c is not None else x) for x, c in zip(inputs, ctx.consts)], axis)
 
 
+_RUN_TIME = object()
+
+
 def _axes(ctx, inputs, attrs, opset_input):
     if opset_input:
         if len(inputs) > 1 and inputs[1] is not None:
             if ctx.consts[1] is None:
-                raise NotImplementedError("axes computed at run time")
+                return _RUN_TIME  # the converter reads inputs[1] (run_time_shapes.py)
             return _ints(ctx.consts[1])
         return None
     return _ints(attrs["axes"]) if "axes" in attrs else None
@@ -510,6 +514,8 @@ class Unsqueeze(_AxesConverter):
     @classmethod
     def _go(cls, ctx, inputs, axes):
         x = inputs[0]
+        if axes is _RUN_TIME:
+            return run_time_shapes.unsqueeze(ctx, x, inputs[1])
         if ctx.consts[0] is not None:
             out = ctx.consts[0]
             nd = out.ndim + len(axes)
@@ -525,6 +531,8 @@ class Unsqueeze(_AxesConverter):
 class Squeeze(_AxesConverter):
     @classmethod
     def _go(cls, ctx, inputs, axes):
+        if axes is _RUN_TIME:
+            return run_time_shapes.squeeze(ctx, inputs[0], inputs[1])
         if ctx.consts[0] is not None:
             return np.squeeze(ctx.consts[0], axis=None if axes is None else tuple(axes))
         return R.squeeze(inputs[0], axes)

@@ -195,6 +195,16 @@ class PRelu(Converter):
     """slope broadcasts against x (unidirectionally, numpy rules)."""
 
     @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        """Before opset 7 a 1-d slope of C values is per channel (axis 1), as pytorch's
+        exporter wrote nn.PReLU(num_parameters=C)."""
+        x, slope = inputs
+        xs, ss = ctx.shape_of(x), ctx.static_shape(slope)
+        if xs is not None and ss is not None and len(ss) == 1 and ss[0] != 1 and len(xs) > 2:
+            slope = R.reshape(slope, [ss[0]] + [1] * (len(xs) - 2))
+        return cls._impl_v7(ctx, [x, slope], attrs)
+
+    @classmethod
     def _impl_v7(cls, ctx, inputs, attrs):
         x, slope = inputs
         return R.where(R.less(x, _k(ctx, x, 0)), R.multiply(x, slope), x)
@@ -264,6 +274,32 @@ def _reduce_const(name, arr, axes, keep):
     if post:
         out = getattr(np, post)(out)
     return np.asarray(out).astype(arr.dtype)
+
+
+def _reduce_empty(ctx, name, x, axes, keep):
+    """A reduction over an empty set (a reduced extent is 0 at import) is the combiner's
+    identity everywhere (0, 1, -inf / the type's minimum for max, ...): known at import. The
+    kernel would leave its output unwritten (its init runs inside the empty loop)."""
+    static = ctx.static_shape(x)
+    if static is None:
+        return None
+    ax = list(range(len(static))) if axes is None else [int(a) % len(static) for a in axes]
+    if not any(static[a] == 0 for a in ax):
+        return None
+    arr = np.zeros(static, ctx.dtype_of(x))
+    comb = _REDUCE_KINDS[name][1]
+    if comb in (R.max, R.min):
+        dt = arr.dtype
+        if dt == np.bool_:
+            ident = comb is R.min
+        elif np.issubdtype(dt, np.integer):
+            ident = np.iinfo(dt).min if comb is R.max else np.iinfo(dt).max
+        else:
+            ident = -np.inf if comb is R.max else np.inf
+        fn = np.max if comb is R.max else np.min
+        return np.asarray(fn(arr, axis=tuple(ax), keepdims=keep, initial=ident)).astype(dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _reduce_const(name, arr, ax, keep)
 
 
 def _reduce_run_time_axes(ctx, name, x, axes_t, keep):
@@ -342,6 +378,9 @@ def _reduce_converter(name, axes_input_from):
                     return x
             if ctx.consts[0] is not None:
                 return _reduce_const(name, ctx.consts[0], axes, keep)
+            empty = _reduce_empty(ctx, name, x, axes, keep)
+            if empty is not None:
+                return empty
             return _reduce_static(ctx, name, x, axes, keep)
 
         @classmethod

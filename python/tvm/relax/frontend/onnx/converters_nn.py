@@ -8,6 +8,7 @@ import numpy as np
 from ... import expr as _expr
 from ... import op as R
 from .converters import Converter, _ints, _np, register
+from . import run_time_shapes
 from .run_time_bounds import pad_at_run_time, slice_at_run_time
 from .shape_values import dims_of, expand_dims_to, simplify
 
@@ -217,7 +218,8 @@ class Split(Converter):
         if len(inputs) > 1 and inputs[1] is not None:
             split = _np(ctx, 1)
             if split is None:
-                raise NotImplementedError("Split sizes computed at run time")
+                return run_time_shapes.split(ctx, inputs[0], inputs[1], attrs.get("axis", 0),
+                                             len(ctx.node.output))
         return cls._go(ctx, inputs, attrs, split)
 
 
@@ -255,7 +257,8 @@ class Slice(Converter):
         given = [len(ctx.node.input) > k and bool(ctx.node.input[k]) for k in range(5)]
         vals = [_np(ctx, k) if given[k] else None for k in range(1, 5)]
         if given[3] and vals[2] is None:
-            raise NotImplementedError("Slice axes computed at run time")
+            return run_time_shapes.slice_axes(ctx, inputs[0], inputs[1], inputs[2], inputs[3],
+                                              inputs[4] if given[4] else None)
         steps_at_run_time = given[4] and vals[3] is None
         starts, ends = dims_of(ctx, 1), dims_of(ctx, 2)
         if (vals[0] is None or vals[1] is None) and None not in (starts, ends) and not steps_at_run_time:
@@ -276,7 +279,7 @@ class Expand(Converter):
     def _impl_v8(cls, ctx, inputs, attrs):
         target = dims_of(ctx, 1)  # constant, or symbolic from Shape nodes (shape_values.py)
         if target is None:
-            raise NotImplementedError("Expand to a shape computed at run time")
+            return run_time_shapes.expand(ctx, inputs[0], inputs[1])
         out = expand_dims_to(ctx.shape_of(inputs[0]), target)
         if ctx.all_const():
             return np.broadcast_to(ctx.consts[0], [int(o) for o in out]).copy()
@@ -291,7 +294,7 @@ class Tile(Converter):
     def _impl_v6(cls, ctx, inputs, attrs):
         reps = dims_of(ctx, 1)
         if reps is None:
-            raise NotImplementedError("Tile repeats computed at run time")
+            return run_time_shapes.tile(ctx, inputs[0], inputs[1])
         if ctx.all_const():
             return np.tile(ctx.consts[0], reps)
         if ctx.consts[1] is not None:

@@ -25,6 +25,7 @@ from ....ir import IRModule
 from .... import tir
 
 from .converters import CONVERTERS, OnnxOpError, _supported_dtype
+from . import function_expand
 from . import shape_values
 
 
@@ -88,15 +89,30 @@ class GraphImporter:
                     shape.append(self.dim(d.dim_param or "%s_dim%d" % (name, k)))
         return _expr.TensorStructInfo(shape, dtype)
 
+    def _converter(self, node, opsets):
+        """The converter's impl for the node, None when the op expands into its function
+        body (function_expand.py), or OnnxOpError naming the op, the node and the opset."""
+        key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
+        opset = opsets.get(node.domain or "", 1)
+        conv = CONVERTERS.get(key)
+        impl = conv.impl_for(opset) if conv is not None else None
+        if impl is not None or function_expand.has_body(node, opset):
+            return impl
+        # the same form as check_supported's list (the conformance report parses it)
+        raise OnnxOpError("from_onnx: 1 operator type(s) are not supported:\n  %s: %s (opset %d)"
+                          % (key, node.name or "?", opset))
+
     def check_supported(self):
-        missing = {}
+        missing, domains = {}, {}
         for node in self.graph.node:
-            key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
-            conv = CONVERTERS.get(key)
-            if conv is None or conv.impl_for(self.opset.get(node.domain or "", 1)) is None:
+            try:
+                self._converter(node, self.opset)
+            except OnnxOpError:
+                key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
                 missing.setdefault(key, []).append(node.name or "(unnamed %s)" % node.op_type)
+                domains[key] = self.opset.get(node.domain or "", 1)
         if missing:
-            lines = ["  %s: %s" % (k, ", ".join(v[:5]) + (" ..." if len(v) > 5 else ""))
+            lines = ["  %s: %s (opset %d)" % (k, ", ".join(v[:5]) + (" ..." if len(v) > 5 else ""), domains[k])
                      for k, v in sorted(missing.items())]
             raise OnnxOpError("from_onnx: %d operator type(s) are not supported:\n%s"
                               % (len(missing), "\n".join(lines)))
@@ -144,18 +160,41 @@ class GraphImporter:
             return mod, {"main": param_values}
         return mod
 
-    def convert_node(self, node):
+    def _expand(self, node, opsets):
+        """Converts the nodes of the node's function body under the body's opsets."""
+        types = []
+        for name in node.input:
+            if not name:
+                types.append(None)
+                continue
+            si = self.bb.normalize(self.value(name)).struct_info
+            shape = None
+            if isinstance(si, _expr.TensorStructInfo) and si.shape_known:
+                shape = [int(d.value) if isinstance(d, tir.IntImm) else None for d in si.shape]
+            types.append((str(si.dtype), shape))
+        try:
+            body, body_opsets = function_expand.expand(node, opsets.get(node.domain or "", 1), types)
+        except Exception as err:  # noqa: BLE001 - onnx's function builders raise their own types
+            raise OnnxOpError("from_onnx: node %s (%s): cannot expand its function body: %s"
+                              % (node.name or "?", node.op_type, err)) from err
+        merged = dict(opsets)
+        merged.update(body_opsets)
+        for inner in body:
+            self.convert_node(inner, merged)
+
+    def convert_node(self, node, opsets=None):
         from onnx import helper
 
-        key = node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
-        conv = CONVERTERS[key]
+        opsets = self.opset if opsets is None else opsets
+        impl = self._converter(node, opsets)
+        if impl is None:
+            return self._expand(node, opsets)
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         for k, v in list(attrs.items()):
             if isinstance(v, bytes):
                 attrs[k] = v.decode()
         consts = [self.consts.get(i) if i else None for i in node.input]
-        opset = self.opset.get(node.domain or "", 1)
-        impl = conv.impl_for(opset)
+        opset = opsets.get(node.domain or "", 1)
         ctx = _Ctx(self, node, consts, opset)
         try:
             out = shape_values.propagate(ctx, attrs)
@@ -173,6 +212,8 @@ class GraphImporter:
         for name, value in zip(names, outs):
             if not name or value is None:
                 continue
+            if isinstance(value, np.generic):  # numpy ops on 0-d arrays return scalars
+                value = np.array(value)
             if isinstance(value, shape_values.SymShape):
                 self.shape_values[name] = value
             elif isinstance(value, np.ndarray):

@@ -1,0 +1,32 @@
+"""Elementwise math ONNX converters not covered by converters.py: Round (opset 11), rounding
+half to even as onnx, numpy and onnxruntime do. Registered into CONVERTERS on import."""
+
+import numpy as np
+
+from ... import expr as _expr
+from ... import op as R
+from .converters import Converter, register
+
+
+@register("Round")
+class Round(Converter):
+    """relax.round rounds halves away from zero (llvm.round), so the half-to-even rule is
+    built from floor: below .5 -> floor, above -> floor + 1, exactly .5 -> the even one of
+    the two (floor + (floor mod 2))."""
+
+    @classmethod
+    def _impl_v11(cls, ctx, inputs, attrs):
+        if ctx.consts[0] is not None:
+            return np.round(ctx.consts[0])
+        x = inputs[0]
+        dt = ctx.dtype_of(x)
+        if dt not in ("float16", "float32", "float64"):
+            raise NotImplementedError("Round of %s tensors" % dt)
+
+        def k(v):
+            return _expr.const(np.array(v, dtype=dt))
+        f = R.floor(x)
+        d = R.subtract(x, f)
+        odd = R.floor_mod(f, k(2.0))
+        up = R.add(f, k(1.0))
+        return R.where(R.greater(d, k(0.5)), up, R.where(R.less(d, k(0.5)), f, R.add(f, odd)))
