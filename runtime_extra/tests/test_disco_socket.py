@@ -263,3 +263,4 @@ def test_handshake_macs_depend_on_token_nonce_and_claim():
     assert not handshake.check_mac("a", "n2", "node", "2", m)
     assert not handshake.check_mac("a", "n1", "node", "3", m)
     assert not handshake.check_mac("a", "n1", "node", "2", None)
+    assert not handshake.check_mac("a", "n1", "node", "2", "\x80\ud800")

@@ -33,7 +33,33 @@ std::string MemType(DataType t) {
   return LLType(t);
 }
 
+/*! \brief IEEE binary16 bits of `v`, rounded once to nearest even (overflow to inf, NaN kept). */
+uint16_t HalfBits(double v) {
+  uint64_t x;
+  std::memcpy(&x, &v, 8);
+  uint64_t sign = (x >> 48) & 0x8000u, man = x & ((uint64_t{1} << 52) - 1);
+  int exp = static_cast<int>((x >> 52) & 0x7FF);
+  if (exp == 0x7FF) return static_cast<uint16_t>(sign | 0x7C00u | (man ? 0x200u : 0u));
+  int e = exp - 1023 + 15;  // the half's biased exponent
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7C00u);
+  if (exp == 0 || e < -10) return static_cast<uint16_t>(sign);  // zero, or below half's range
+  man |= uint64_t{1} << 52;                                     // the implicit bit
+  int shift = e <= 0 ? 42 + (1 - e) : 42;                       // keep 10 bits (subnormal: fewer)
+  uint64_t half = man >> shift, rest = man & ((uint64_t{1} << shift) - 1);
+  uint64_t mid = uint64_t{1} << (shift - 1);
+  if (e > 0) half = (static_cast<uint64_t>(e) << 10) | (half & 0x3FFu);
+  if (rest > mid || (rest == mid && (half & 1u))) ++half;  // a carry rolls into the exponent
+  return static_cast<uint16_t>(sign | half);
+}
+
 std::string FloatLiteral(DataType t, double v) {
+  if (t.bits == 16) {
+    // LLVM reads a `half` constant only in its own 0xH form (a double-form constant must be
+    // exact in half, which 0.7071... is not).
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "0xH%04X", HalfBits(v));
+    return buf;
+  }
   if (t.bits == 32) v = static_cast<double>(static_cast<float>(v));
   uint64_t bits;
   std::memcpy(&bits, &v, 8);

@@ -11,6 +11,7 @@
 #define TVM_RUNTIME_EXTRA_SRC_DISCO_CHANNEL_H_
 
 #include <string>
+#include <vector>
 
 namespace tvm {
 namespace runtime {
@@ -37,6 +38,16 @@ class ControllerChannel {
    * reading must not block the controller). False when the worker is gone or the wait ran out.
    */
   virtual bool SendCommand(const std::string& frame, int timeout_ms) = 0;
+  /*!
+   * \brief Sends several commands in order as one hand-off where the link allows (one write,
+   * one wake-up of the worker): a dropped DRef's kill goes out with the next command.
+   */
+  virtual bool SendCommands(const std::vector<const std::string*>& frames, int timeout_ms) {
+    for (const std::string* f : frames) {
+      if (!SendCommand(*f, timeout_ms)) return false;
+    }
+    return true;
+  }
   /*! \brief Waits at most `timeout_ms` (0: just look) for the next reply. */
   virtual RecvStatus RecvReply(std::string* frame, int timeout_ms) = 0;
   /*! \brief Ends the command direction: the worker's RecvCommand returns false. Idempotent. */

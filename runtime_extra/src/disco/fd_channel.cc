@@ -78,6 +78,24 @@ bool FdLink::Write(const std::string& frame, int timeout_ms) {
   return WriteV(iov, 2, timeout_ms);
 }
 
+bool FdLink::WriteFrames(const std::vector<const std::string*>& frames, int timeout_ms) {
+  if (write_closed_) return false;
+  constexpr size_t kBatch = 256;  // frames per sendmsg: 512 iovecs, under IOV_MAX (1024)
+  for (size_t start = 0; start < frames.size(); start += kBatch) {
+    size_t count = std::min(kBatch, frames.size() - start);
+    std::vector<uint64_t> sizes(count);
+    std::vector<iovec> iov(2 * count);
+    for (size_t i = 0; i < count; ++i) {
+      const std::string& f = *frames[start + i];
+      sizes[i] = f.size();  // the u64 length header, little-endian as Write's memcpy
+      iov[2 * i] = {&sizes[i], 8};
+      iov[2 * i + 1] = {const_cast<char*>(f.data()), f.size()};
+    }
+    if (!WriteV(iov.data(), static_cast<int>(iov.size()), timeout_ms)) return false;
+  }
+  return true;
+}
+
 bool FdLink::ReadAll(char* data, size_t n) {
   while (n > 0) {
     ssize_t k = ::read(read_fd_, data, n);

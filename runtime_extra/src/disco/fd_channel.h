@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "channel.h"
 
@@ -31,6 +32,8 @@ class FdLink {
   FdLink& operator=(const FdLink&) = delete;
   /*! \brief timeout_ms < 0 blocks. False on a closed peer or when the wait ran out. */
   bool Write(const std::string& frame, int timeout_ms);
+  /*! \brief Several frames in one sendmsg (as many as fit in one iovec array at a time). */
+  bool WriteFrames(const std::vector<const std::string*>& frames, int timeout_ms);
   /*! \brief timeout_ms < 0 blocks. kTimeout only when no byte of a frame has arrived yet. */
   RecvStatus Read(std::string* frame, int timeout_ms);
   /*! \brief Shuts the write direction (the peer reads EOF). */
@@ -67,6 +70,9 @@ class FdControllerChannel : public ControllerChannel {
   FdControllerChannel(int read_fd, int write_fd) : link_(read_fd, write_fd) {}
   bool SendCommand(const std::string& frame, int timeout_ms) override {
     return link_.Write(frame, timeout_ms);
+  }
+  bool SendCommands(const std::vector<const std::string*>& frames, int timeout_ms) override {
+    return link_.WriteFrames(frames, timeout_ms);
   }
   RecvStatus RecvReply(std::string* frame, int timeout_ms) override {
     return link_.Read(frame, timeout_ms);

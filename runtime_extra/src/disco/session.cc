@@ -108,26 +108,43 @@ void BcastSessionObj::FlushKills() {
     kills.swap(pending_kills_);
   }
   for (int64_t reg : kills) {
-    Broadcast(Action::kKillReg, reg, nullptr, 0);
-    // Reusable only once every worker has been told to drop it (commands run in order).
+    // Sent with the next command (Broadcast/SendTo), in order, so a register reused by that
+    // very command is dropped on every worker before it is written again.
+    deferred_.push_back(EncodeMessage(Action::kKillReg, reg, nullptr, 0, DRefRegOf, false));
     std::lock_guard<std::mutex> lock(reg_mu_);
     free_regs_.push_back(reg);
   }
 }
 
-void BcastSessionObj::Broadcast(Action action, int64_t reg, const ffi::AnyView* args, int num_args) {
-  std::string frame = EncodeMessage(action, reg, args, static_cast<size_t>(num_args), DRefRegOf, false);
+void BcastSessionObj::SendToAll(const std::vector<const std::string*>& frames, Action action) {
   for (int i = 0; i < num_workers_; ++i) {
-    if (!channels_[i]->SendCommand(frame, TimeoutMs())) {
+    if (!channels_[i]->SendCommands(frames, TimeoutMs())) {
       Break("DiscoWorkerLostError", DescribeWorker(i) + " is gone or stopped reading commands (" +
                                         ActionName(action) + ")");
     }
   }
 }
 
+void BcastSessionObj::Broadcast(Action action, int64_t reg, const ffi::AnyView* args, int num_args) {
+  std::string frame = EncodeMessage(action, reg, args, static_cast<size_t>(num_args), DRefRegOf, false);
+  std::vector<std::string> deferred;
+  deferred.swap(deferred_);
+  std::vector<const std::string*> frames;
+  for (const std::string& f : deferred) frames.push_back(&f);
+  frames.push_back(&frame);
+  SendToAll(frames, action);
+}
+
 void BcastSessionObj::SendTo(int worker_id, Action action, int64_t reg, const ffi::AnyView* args,
                              int num_args) {
   std::string frame = EncodeMessage(action, reg, args, static_cast<size_t>(num_args), DRefRegOf, true);
+  if (!deferred_.empty()) {  // kills go to every worker, ahead of this command
+    std::vector<std::string> deferred;
+    deferred.swap(deferred_);
+    std::vector<const std::string*> frames;
+    for (const std::string& f : deferred) frames.push_back(&f);
+    SendToAll(frames, Action::kKillReg);
+  }
   if (!channels_[worker_id]->SendCommand(frame, TimeoutMs())) {
     Break("DiscoWorkerLostError", DescribeWorker(worker_id) + " is gone or stopped reading commands (" +
                                       ActionName(action) + ")");

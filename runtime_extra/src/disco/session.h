@@ -107,6 +107,8 @@ class BcastSessionObj : public ffi::Object {
   void SendTo(int worker_id, Action action, int64_t reg, const ffi::AnyView* args, int num_args);
   Message WaitReply(int worker_id, Action expected);
   void FlushKills();
+  /*! \brief `frames` to every worker, in order, one hand-off per worker where possible. */
+  void SendToAll(const std::vector<const std::string*>& frames, Action action);
   void CheckUsable();
   [[noreturn]] void Break(const std::string& kind, const std::string& why);
   static std::string FormatWorkerError(const Message& msg);
@@ -136,6 +138,8 @@ class BcastSessionObj : public ffi::Object {
   int64_t next_reg_ = 1;
   std::vector<int64_t> free_regs_;
   std::vector<int64_t> pending_kills_;
+  // Encoded kills of dropped DRefs, sent ahead of the next command (controller thread only).
+  std::vector<std::string> deferred_;
   bool shut_down_ = false;
   std::string broken_kind_;
   std::string broken_;

@@ -18,6 +18,17 @@ bool FrameQueue::Push(std::string frame) {
   return true;
 }
 
+bool FrameQueue::PushAll(const std::vector<const std::string*>& frames) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return false;
+    for (const std::string* f : frames) frames_.push_back(*f);
+    pending_.fetch_add(frames.size(), std::memory_order_release);
+  }
+  cv_.notify_one();
+  return true;
+}
+
 RecvStatus FrameQueue::Pop(std::string* frame, int timeout_ms) {
   if (timeout_ms != 0) {
     // A command's reply usually comes within microseconds: look for it briefly before

@@ -11,6 +11,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "channel.h"
 
@@ -23,6 +24,8 @@ class FrameQueue {
  public:
   /*! \brief False when the queue is closed (the frame is dropped). */
   bool Push(std::string frame);
+  /*! \brief Several frames under one lock and one wake-up; false when closed. */
+  bool PushAll(const std::vector<const std::string*>& frames);
   /*! \brief timeout_ms < 0 waits forever. */
   RecvStatus Pop(std::string* frame, int timeout_ms);
   void Close();
@@ -44,6 +47,9 @@ class ThreadChannel : public WorkerChannel, public ControllerChannel {
   bool RecvCommand(std::string* frame) override { return commands_.Pop(frame, -1) == RecvStatus::kFrame; }
   bool SendReply(const std::string& frame) override { return replies_.Push(frame); }
   bool SendCommand(const std::string& frame, int) override { return commands_.Push(frame); }
+  bool SendCommands(const std::vector<const std::string*>& frames, int) override {
+    return commands_.PushAll(frames);
+  }
   RecvStatus RecvReply(std::string* frame, int timeout_ms) override {
     return replies_.Pop(frame, timeout_ms);
   }

@@ -48,7 +48,11 @@ def mac(token, nonce, role, claim):
 
 
 def check_mac(token, nonce, role, claim, got):
-    return isinstance(got, str) and hmac.compare_digest(mac(token, nonce, role, claim), got)
+    if not isinstance(got, str):
+        return False
+    # As bytes: compare_digest refuses str with non-ASCII characters (a peer chooses them).
+    want = mac(token, nonce, role, claim).encode()
+    return hmac.compare_digest(want, got.encode("utf-8", "surrogatepass"))
 
 
 def send(sock, obj):
