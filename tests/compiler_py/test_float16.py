@@ -86,6 +86,24 @@ def test_property_matmul_float16_accumulates_in_float32(m, k, n, seed):
     np.testing.assert_allclose(got.astype("float64"), exact, rtol=HALF_ULP, atol=1e-7)
 
 
+@settings(max_examples=10, deadline=None)
+@given(c=st.one_of(st.floats(-70000, 70000, allow_nan=False), st.floats(-1e-6, 1e-6),
+                   st.sampled_from([0.7071067811865476, 1 / 3, 6.1e-5, 65519.0, 65520.0])),
+       seed=st.integers(0, 1000))
+def test_property_float16_constants_round_once_like_numpy(c, seed):
+    # A constant that is not exact in half (gelu's 1/sqrt(2)) must still compile: LLVM takes
+    # half constants only in its 0xH form, which the codegen rounds to from double.
+    x = np.random.default_rng(seed).standard_normal((3, 5)).astype("float16")
+    got = run(lambda p: R.multiply(p, relax.const(np.float16(c), "float16")), [x])
+    want = (x * np.float16(c)).astype("float16")
+    np.testing.assert_allclose(got.astype("float32"), want.astype("float32"), rtol=HALF_ULP * 2,
+                               atol=1e-7)
+    got = run(lambda p: R.nn.gelu(p), [x])  # its constants are float16 after legalization
+    want = (0.5 * x.astype("float64") * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))).astype("float16")
+    np.testing.assert_allclose(got.astype("float32"), want.astype("float32"), rtol=4 * HALF_ULP,
+                               atol=4 * HALF_ULP)
+
+
 def test_sum_of_many_halves_is_not_stuck():
     # in half precision 2048 + 1 == 2048: a float16 accumulator would return 2048
     x = np.ones((2, 4096), "float16")
