@@ -25,8 +25,10 @@ APACHE_TVM_VERSION="0.27.0.post1"
 APACHE_TVM_DIR="${APACHE_TVM_DIR:-$HOME/.cache/tvm-stack/apache-tvm-$APACHE_TVM_VERSION}"
 WHEELHOUSE="${TVM_STACK_WHEELHOUSE:-$HOME/.cache/tvm-stack/wheelhouse}"
 # libgloo-dev: the CPU collective engine of Disco's gloo plugin (issue 19; docs/disco.md).
+# iproute2: `ip netns`, for the SocketSession test across two network namespaces.
 APT_PACKAGES=(bazel-bootstrap bazel-skylib libgtest-dev build-essential
-  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libgloo-dev)
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libgloo-dev
+  iproute2)
 
 log() { echo "install_deps: $*" >&2; }
 
