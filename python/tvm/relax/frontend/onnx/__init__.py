@@ -4,6 +4,7 @@ from . import converters_nn  # noqa: F401  (registers the nn/shape converters)
 from . import converters_more  # noqa: F401  (registers issue 20's converters)
 from . import converters_bitwise  # noqa: F401  (bitwise ops, Xor)
 from . import converters_math  # noqa: F401  (Round)
+from . import converters_resize  # noqa: F401  (Resize, Upsample)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
