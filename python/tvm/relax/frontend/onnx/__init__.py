@@ -5,6 +5,7 @@ from . import converters_more  # noqa: F401  (registers issue 20's converters)
 from . import converters_bitwise  # noqa: F401  (bitwise ops, Xor)
 from . import converters_math  # noqa: F401  (Round)
 from . import converters_resize  # noqa: F401  (Resize, Upsample)
+from . import converters_quant  # noqa: F401  (QuantizeLinear, DequantizeLinear)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
