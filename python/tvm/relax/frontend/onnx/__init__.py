@@ -7,6 +7,7 @@ from . import converters_math  # noqa: F401  (Round)
 from . import converters_resize  # noqa: F401  (Resize, Upsample)
 from . import converters_quant  # noqa: F401  (QuantizeLinear, DequantizeLinear)
 from . import converters_scatter  # noqa: F401  (ScatterElements, Scatter, ScatterND)
+from . import converters_topk  # noqa: F401  (TopK)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
