@@ -9,6 +9,7 @@ from . import converters_quant  # noqa: F401  (QuantizeLinear, DequantizeLinear)
 from . import converters_scatter  # noqa: F401  (ScatterElements, Scatter, ScatterND)
 from . import converters_topk  # noqa: F401  (TopK)
 from . import converters_cumprod  # noqa: F401  (CumProd)
+from . import converters_conv_transpose  # noqa: F401  (ConvTranspose)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
