@@ -13,6 +13,7 @@ from . import converters_conv_transpose  # noqa: F401  (ConvTranspose)
 from . import converters_lppool  # noqa: F401  (LpPool)
 from . import converters_einsum  # noqa: F401  (Einsum)
 from . import converters_grid_sample  # noqa: F401  (GridSample)
+from . import converters_qlinear  # noqa: F401  (MatMulInteger, ConvInteger, QLinear*)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
