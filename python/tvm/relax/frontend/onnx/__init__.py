@@ -15,6 +15,7 @@ from . import converters_einsum  # noqa: F401  (Einsum)
 from . import converters_grid_sample  # noqa: F401  (GridSample)
 from . import converters_qlinear  # noqa: F401  (MatMulInteger, ConvInteger, QLinear*)
 from . import converters_rnn  # noqa: F401  (RNN, GRU, LSTM)
+from . import converters_scan  # noqa: F401  (Scan)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
