@@ -16,6 +16,7 @@ from . import converters_grid_sample  # noqa: F401  (GridSample)
 from . import converters_qlinear  # noqa: F401  (MatMulInteger, ConvInteger, QLinear*)
 from . import converters_rnn  # noqa: F401  (RNN, GRU, LSTM)
 from . import converters_scan  # noqa: F401  (Scan)
+from . import converters_if  # noqa: F401  (If)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
