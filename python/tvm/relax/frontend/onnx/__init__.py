@@ -17,6 +17,7 @@ from . import converters_qlinear  # noqa: F401  (MatMulInteger, ConvInteger, QLi
 from . import converters_rnn  # noqa: F401  (RNN, GRU, LSTM)
 from . import converters_scan  # noqa: F401  (Scan)
 from . import converters_if  # noqa: F401  (If)
+from . import converters_select  # noqa: F401  (ReverseSequence, Compress)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 
