@@ -114,7 +114,7 @@ def test_axes_and_sizes_at_run_time(shape, seed, data):
     axis = data.draw(st.integers(0, nd - 1))
     # Unsqueeze then Squeeze the same (negative) positions
     ax = data.draw(st.lists(st.integers(-(nd + 2), nd + 1), min_size=1, max_size=2, unique_by=lambda a: a % (nd + 2)))
-    r = nd + len(ax)  # Unsqueeze's output rank: every axis must lie in [-r, r - 1]
+    r = nd + len(ax)  # the output's rank: axes must lie in [-r, r) (one axis drawn: r = nd + 1)
     if all(-r <= a < r for a in ax) and len({a % r for a in ax}) == len(ax):
         _check(helper.make_node("Unsqueeze", ["x", "a"], ["y"]), {"x": x, "a": np.array(ax, "int64")}, ["y"], 13)
     ones = [k for k, d in enumerate(shape) if d == 1]

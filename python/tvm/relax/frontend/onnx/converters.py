@@ -492,7 +492,8 @@ def _axes(ctx, inputs, attrs, opset_input):
         if len(inputs) > 1 and inputs[1] is not None:
             if ctx.consts[1] is None:
                 return _RUN_TIME  # the converter reads inputs[1] (run_time_shapes.py)
-            return _ints(ctx.consts[1])
+            # a 0-d axes tensor (AffineGrid's body) names one axis
+            return _ints(np.asarray(ctx.consts[1]).reshape(-1))
         return None
     return _ints(attrs["axes"]) if "axes" in attrs else None
 

@@ -23,10 +23,16 @@ class Round(Converter):
         if dt not in ("float16", "float32", "float64"):
             raise NotImplementedError("Round of %s tensors" % dt)
 
-        def k(v):
-            return _expr.const(np.array(v, dtype=dt))
-        f = R.floor(x)
-        d = R.subtract(x, f)
-        odd = R.floor_mod(f, k(2.0))
-        up = R.add(f, k(1.0))
-        return R.where(R.greater(d, k(0.5)), up, R.where(R.less(d, k(0.5)), f, R.add(f, odd)))
+        return round_half_even(x, dt)
+
+
+def round_half_even(x, dt):
+    """x (a float tensor of dtype dt) rounded to the nearest integer, halves to the even one
+    (numpy's rint; also QuantizeLinear's rounding)."""
+    def k(v):
+        return _expr.const(np.array(v, dtype=dt))
+    f = R.floor(x)
+    d = R.subtract(x, f)
+    odd = R.floor_mod(f, k(2.0))
+    up = R.add(f, k(1.0))
+    return R.where(R.greater(d, k(0.5)), up, R.where(R.less(d, k(0.5)), f, R.add(f, odd)))

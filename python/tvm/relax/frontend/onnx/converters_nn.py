@@ -133,6 +133,24 @@ register("MaxPool")(_pool("max_pool"))
 register("AveragePool")(_pool("avg_pool"))
 
 
+def _full_pads(ctx, x, pads, axes):
+    """Pad's [2k] pads for run-time axes spread over all nd axes ([2nd], zero where no axis
+    names a position): one-hot rows of the (normalized) axes times the pads."""
+    from .run_time_bounds import _i64, _rank
+
+    nd = _rank(ctx, x, "Pad axes")
+    a = ctx.bb.emit(_i64(ctx, axes))
+    k = ctx.static_shape(a)[0]
+    p = ctx.bb.emit(_i64(ctx, pads))
+    c = (lambda v: _expr.const(np.asarray(v, "int64")))
+    a = R.where(R.less(a, c(0)), R.add(a, c(nd)), a)
+    sel = R.astype(R.equal(R.reshape(R.arange(0, nd, 1, dtype="int64"), [nd, 1]),
+                           R.reshape(a, [1, k])), "int64")
+    halves = [R.sum(R.multiply(sel, R.reshape(R.take(p, c(list(range(h * k, h * k + k))), 0),
+                                              [1, k])), 1) for h in (0, 1)]
+    return ctx.bb.emit(R.concat(halves, 0))
+
+
 @register("Pad")
 class Pad(Converter):
     requires = ("nn.pad",)
@@ -156,18 +174,20 @@ class Pad(Converter):
     def _impl_v11(cls, ctx, inputs, attrs):
         pads = _np(ctx, 1)
         value = _np(ctx, 2) if len(inputs) > 2 and inputs[2] is not None else None
-        if pads is None:
+        run_time_axes = len(inputs) > 3 and inputs[3] is not None and _np(ctx, 3) is None
+        if pads is None or run_time_axes:
             axes = None
-            if len(inputs) > 3 and inputs[3] is not None:
+            pads_in = inputs[1]
+            if run_time_axes:
+                pads_in = _full_pads(ctx, inputs[0], inputs[1], inputs[3])
+            elif len(inputs) > 3 and inputs[3] is not None:
                 axes = _np(ctx, 3)
-                if axes is None:
-                    raise NotImplementedError("Pad with axes computed at run time")
             dt = ctx.dtype_of(inputs[0])
             if value is not None or len(inputs) <= 2 or inputs[2] is None:
                 v = _expr.const(np.asarray(0 if value is None else value).reshape(()).astype(dt))
             else:
                 v = R.reshape(inputs[2], [])
-            return pad_at_run_time(ctx, inputs[0], inputs[1], v, attrs.get("mode", "constant"), axes)
+            return pad_at_run_time(ctx, inputs[0], pads_in, v, attrs.get("mode", "constant"), axes)
         pads = [int(p) for p in pads]
         if len(inputs) > 3 and inputs[3] is not None:
             axes = _np(ctx, 3)

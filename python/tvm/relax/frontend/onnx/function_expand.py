@@ -107,6 +107,27 @@ def expand(node, opset, input_types):
                     n.attribute.append(b)
             else:
                 n.attribute.append(a)
+                _rename_subgraphs(n.attribute[-1], new_name)
         out.append(n)
     opsets = {(o.domain or ""): o.version for o in fn.opset_import}
     return out, opsets
+
+
+def _rename_subgraphs(attr, new_name):
+    """Renames every value name inside a graph attribute (Scan's, If's, Loop's body) as the
+    function's own nodes are renamed: the body refers to the function's values by name, and
+    its own names get the same prefix, so they stay consistent and unique."""
+    graphs = list(attr.graphs) + ([attr.g] if attr.HasField("g") else [])
+    for g in graphs:
+        for vi in list(g.input) + list(g.output) + list(g.value_info):
+            vi.name = new_name(vi.name)
+        for init in g.initializer:
+            init.name = new_name(init.name)
+        for node in g.node:
+            ins, outs = [new_name(i) for i in node.input], [new_name(o) for o in node.output]
+            del node.input[:]
+            del node.output[:]
+            node.input.extend(ins)
+            node.output.extend(outs)
+            for a in node.attribute:
+                _rename_subgraphs(a, new_name)

@@ -88,9 +88,11 @@ def slice_at_run_time(ctx, x, starts, ends, axes, steps):
 
 
 def pad_at_run_time(ctx, x, pads, value, mode, axes):
-    """ONNX Pad (constant and edge modes) with a pads tensor known at run time; negative
-    pads crop."""
-    if mode not in ("constant", "edge"):
+    """ONNX Pad with a pads tensor known at run time; negative pads crop. Each axis gathers
+    source positions: clamped (edge, and constant before masking), mirrored without
+    repeating the border (reflect, numpy's rule, any number of times) or modulo the extent
+    (wrap)."""
+    if mode not in ("constant", "edge", "reflect", "wrap"):
         raise NotImplementedError("Pad mode %r with pads computed at run time" % mode)
     nd = _rank(ctx, x, "Pad pads")
     axes = list(range(nd)) if axes is None else [int(a) % nd for a in axes]
@@ -105,7 +107,15 @@ def pad_at_run_time(ctx, x, pads, value, mode, axes):
     for i, a in enumerate(axes):
         idx = ctx.bb.emit(R.subtract(R.arange(0, ns[i], 1, dtype="int64"), _at(before, i)))
         size = _at(dims, i)
-        inside = R.minimum(R.maximum(idx, _c(0)), R.subtract(size, _c(1)))
+        last = R.subtract(size, _c(1))
+        if mode == "reflect":
+            # period 2 * (size - 1); an extent of 1 reflects onto itself
+            m = R.floor_mod(idx, R.maximum(R.multiply(last, _c(2)), _c(1)))
+            inside = R.where(R.less_equal(m, last), m, R.subtract(R.multiply(last, _c(2)), m))
+        elif mode == "wrap":
+            inside = R.floor_mod(idx, R.maximum(size, _c(1)))
+        else:
+            inside = R.minimum(R.maximum(idx, _c(0)), last)
         out = ctx.bb.emit(R.take(out, inside, a))
         if mode == "constant":
             ok = R.logical_and(R.greater_equal(idx, _c(0)), R.less(idx, size))

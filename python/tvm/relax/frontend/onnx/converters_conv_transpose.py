@@ -1,0 +1,92 @@
+"""ConvTranspose (opsets 1, 11): 1-d, 2-d and 3-d, strides, dilations, groups, pads,
+output_padding, output_shape and auto_pad, with the pads and output extents onnx's
+reference derives (onnx/reference/ops/op_conv_transpose.py):
+
+- pads given (or none and no auto_pad): out = stride * (in - 1) + output_padding
+  + (kernel - 1) * dilation + 1 - pad_begin - pad_end, unless output_shape names it;
+- no pads but output_shape or SAME_*: total = stride * (in - 1) + output_padding
+  + (kernel - 1) * dilation + 1 - out (out = in * stride for SAME_*), split evenly with the
+  odd one at the end for SAME_UPPER, at the beginning otherwise.
+
+The kernel is the gather form of the transposed convolution: output position y takes input
+position x = (y + pad_begin - k * dilation) / stride wherever that divides exactly and lies
+inside the input, summed over the group's input channels and the kernel taps."""
+
+from ... import op as R
+from .converters import Converter, register
+
+
+def _conv_transpose(x, w, *, strides, dilations, pads, out_sizes, group):
+    from .... import te, tir
+
+    n, c = x.shape[0], int(x.shape[1])
+    mg = int(w.shape[1])
+    cg = c // group
+    ks = [int(k) for k in w.shape[2:]]
+    ins = list(x.shape[2:])
+    sd = len(ks)
+    dt = str(x.dtype)
+
+    def i64(v):
+        return tir.const(int(v), "int64")
+
+    def f(b, m, *y):
+        rc = te.reduce_axis((0, i64(cg)), "rc")
+        rk = [te.reduce_axis((0, i64(k)), "rk%d" % i) for i, k in enumerate(ks)]
+        g = m // mg
+        ci = g * cg + rc
+        src, ok = [], []
+        for i in range(sd):
+            # int64 throughout (the output's extents and the reduce axes may differ)
+            num = tir.Cast("int64", y[i]) + pads[i] - tir.Cast("int64", rk[i]) * dilations[i]
+            xi = tir.floordiv(num, strides[i])
+            ok += [num >= 0, tir.EQ(tir.floormod(num, strides[i]), tir.const(0, "int64")),
+                   xi < ins[i]]
+            src.append(tir.Select(tir.all(*ok[-3:]), xi, tir.const(0, "int64")))
+        xv = x[(b, ci) + tuple(src)]
+        wv = w[(ci, m - g * mg) + tuple(rk)]
+        return te.sum(tir.Select(tir.all(*ok), xv * wv, tir.const(0, dt)), axis=[rc] + rk)
+    # every loop int64: the default schedule's tiling fuses and splits them together
+    shape = [n, i64(mg * group)] + [i64(o) for o in out_sizes]
+    return te.compute(shape, f, name="conv_transpose")
+
+
+@register("ConvTranspose")
+class ConvTranspose(Converter):
+    @classmethod
+    def _impl_v1(cls, ctx, inputs, attrs):
+        x, w = inputs[0], inputs[1]
+        b = inputs[2] if len(inputs) > 2 else None
+        xs, ws = ctx.static_shape(x), ctx.static_shape(w)
+        if xs is None or ws is None:
+            raise NotImplementedError("ConvTranspose: input or weight of a shape unknown at import")
+        sd = len(xs) - 2
+        ins = xs[2:]
+        ks = [int(k) for k in attrs.get("kernel_shape", ws[2:])]
+        strides = [int(s) for s in attrs.get("strides", [1] * sd)]
+        dil = [int(d) for d in attrs.get("dilations", [1] * sd)]
+        opad = [int(p) for p in attrs.get("output_padding", [0] * sd)][:sd]
+        group = int(attrs.get("group", 1))
+        auto_pad = attrs.get("auto_pad", "NOTSET")
+        pads = attrs.get("pads")
+        out_shape = attrs.get("output_shape")
+        full = [strides[i] * (ins[i] - 1) + opad[i] + (ks[i] - 1) * dil[i] + 1 for i in range(sd)]
+        if pads is None and (out_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER")):
+            out = [int(o) for o in out_shape] if out_shape is not None else \
+                [ins[i] * strides[i] for i in range(sd)]
+            out = out[-sd:]
+            total = [full[i] - out[i] for i in range(sd)]
+            begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        else:
+            pads = [int(p) for p in (pads or [0] * (2 * sd))]
+            begin = pads[:sd]
+            out = [int(o) for o in out_shape][-sd:] if out_shape is not None else \
+                [full[i] - pads[i] - pads[i + sd] for i in range(sd)]
+        if xs[1] % group or ws[0] != xs[1]:
+            raise ValueError("ConvTranspose: %d input channels, weight %s, group %d"
+                             % (xs[1], ws, group))
+        y = ctx.bb.emit_te(_conv_transpose, x, w, strides=strides, dilations=dil, pads=begin,
+                           out_sizes=out, group=group, primfunc_name_hint="conv_transpose")
+        if b is not None:
+            y = R.add(y, R.reshape(b, [1, -1] + [1] * sd))
+        return y
