@@ -15,6 +15,28 @@ def cublas_reason():
     return tvm_ffi.get_global_func("tvm.contrib.cublas.probe")()
 
 
+def gpu_missing_reason():
+    """"" when a CUDA driver and at least one GPU are here, else why not. The only reason a
+    GPU test may skip: a missing library on a machine WITH a GPU is an install step not done,
+    and the tests fail on it (require_library)."""
+    status = tvm.runtime.cuda_driver_status()
+    if not status["available"]:
+        return "no usable CUDA driver: " + str(status["reason"])
+    if int(status["device_count"]) == 0:
+        return "the CUDA driver sees no GPU"
+    return ""
+
+
+def require_library(reason, what):
+    """On a machine with a GPU, fails (never skips) when `what` cannot run: `reason` is the
+    library's probe, e.g. libnccl.so.2 or libcublas.so.13 not installed."""
+    import pytest
+
+    if reason:
+        pytest.fail("a GPU is here but %s cannot run (install it: tools/gpu_check.sh notes the "
+                    "wheels): %s" % (what, reason))
+
+
 def gpu_count():
     status = tvm.runtime.cuda_driver_status()
     return int(status["device_count"]) if status["available"] else 0

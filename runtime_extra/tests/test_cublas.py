@@ -20,7 +20,7 @@ import tvm_ffi
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nccl_testing import cublas_reason
+from nccl_testing import cublas_reason, gpu_missing_reason, require_library
 
 import tvm
 from tvm import relax, tir
@@ -31,9 +31,14 @@ Error = tvm.runtime.LibraryNotAvailableError
 
 
 def test_without_gpu_the_packed_functions_say_what_is_missing():
-    if not cublas_reason():
-        pytest.skip("this machine has a GPU and cuBLAS: the error path cannot be reached")
     a = tvm.runtime.empty((2, 4), "float32")
+    if not cublas_reason():
+        # A machine with a GPU and cuBLAS: host tensors are refused with a typed error.
+        for name in ("matmul", "batch_matmul"):
+            with pytest.raises((TypeError, ValueError)):
+                tvm_ffi.get_global_func("tvm.contrib.cublas." + name)(a, a, a, False, True)
+        assert tvm.support.libinfo()["CUBLAS"] == "available"
+        return
     for name in ("matmul", "batch_matmul"):
         f = tvm_ffi.get_global_func("tvm.contrib.cublas." + name)
         with pytest.raises(Error) as err:
@@ -163,7 +168,10 @@ def test_offloaded_module_builds_for_cuda_and_reaches_the_packed_function_at_run
     vm = relax.VirtualMachine(ex, tvm.cpu())
     args = [tvm.runtime.tensor(np.ones(s, "float32")) for s in [(4, 8), (16, 8), (16,)]]
     if not cublas_reason():
-        pytest.skip("a GPU is present: the CPU run would hand CPU tensors to cuBLAS")
+        # With a GPU and cuBLAS the call is reached and refuses the host tensors, typed.
+        with pytest.raises((TypeError, ValueError)):
+            vm["main"](*args)
+        return
     with pytest.raises(Error, match="tvm.contrib.cublas.matmul cannot run"):
         vm["main"](*args)
 
@@ -213,8 +221,9 @@ def test_a_bias_used_twice_keeps_only_the_matmul():
                                              ("int8", "int32")])
 @pytest.mark.parametrize("transb", [False, True])
 def test_matmul_on_gpu_matches_numpy(dtype, out_dtype, transb):
-    if cublas_reason():
-        pytest.skip("needs a GPU and libcublas.so.13: " + cublas_reason())
+    if gpu_missing_reason():
+        pytest.skip("no GPU: " + gpu_missing_reason())
+    require_library(cublas_reason(), "cuBLAS")
     rng = np.random.default_rng(1)
     a = rng.integers(-3, 3, (8, 12)).astype(dtype)
     b = rng.integers(-3, 3, (16, 12) if transb else (12, 16)).astype(dtype)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from disco_testing import KINDS, make_session
-from nccl_testing import gpu_count, nccl_reason
+from nccl_testing import gpu_count, gpu_missing_reason, nccl_reason, require_library
 from tvm.runtime import disco
 
 import tvm
@@ -35,7 +35,17 @@ def _plugin_loaded():
 def test_init_ccl_without_gpu_or_nccl_says_what_is_missing(kind):
     why = nccl_reason()
     if not why:
-        pytest.skip("this machine has a GPU and NCCL: the error path cannot be reached")
+        # A machine with a GPU and NCCL: two workers on GPUs 0 and 1 initialise where two GPUs
+        # exist; with one GPU the missing second device is a typed error.
+        with make_session(kind, 2) as sess:
+            if gpu_count() >= 2:
+                sess.init_ccl("nccl", 0, 1)
+                sess._sync_all()
+            else:
+                with pytest.raises((disco.LibraryNotAvailableError, ValueError)):
+                    sess.init_ccl("nccl", 0, 1)
+            assert sess.get_global_func("runtime.disco.worker_rank")().debug_get_from_remote(1) == 1
+        return
     with make_session(kind, 2) as sess:
         start = time.monotonic()
         with pytest.raises(disco.LibraryNotAvailableError) as err:
@@ -89,8 +99,9 @@ def test_reduce_op_table():
 @pytest.mark.parametrize("op", ["sum", "max", "avg"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
 def test_allreduce_on_every_gpu_matches_numpy(op, dtype):
-    if nccl_reason():
-        pytest.skip("needs a GPU and libnccl.so.2: " + nccl_reason())
+    if gpu_missing_reason():
+        pytest.skip("no GPU: " + gpu_missing_reason())
+    require_library(nccl_reason(), "NCCL")
     n = gpu_count()
     rng = np.random.default_rng(0)
     data = [rng.integers(-8, 8, (3, 5)).astype(dtype) for _ in range(n)]
