@@ -50,3 +50,33 @@ def test_python_threads_echo(mod, items, nthreads):
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-2**63, 2**63 - 1), min_size=1, max_size=6), st.integers(2, 6))
+def test_shape_first_passed_from_several_threads(mod, dims, nthreads):
+    """A Shape made in Python gets its backing ffi.Shape on first use and passes it borrowed:
+    threads racing on that first use must not replace it under another thread's call (that
+    freed the object mid-call: wrong values or an abort)."""
+    import tvm_ffi
+
+    errors = []
+    for _ in range(20):
+        shape = tvm_ffi.Shape(dims)
+        start = threading.Barrier(nthreads)
+
+        def worker():
+            try:
+                start.wait()
+                for _ in range(3):
+                    got = mod.echo(shape)
+                    assert isinstance(got, tvm_ffi.Shape) and tuple(got) == tuple(dims), got
+            except BaseException as e:  # reported after join
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker) for _ in range(nthreads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors[0]

@@ -9,22 +9,26 @@ class Shape(tuple):
     """A tuple of ints; passed to C as an ffi.Shape (made on first use, then cached)."""
 
     # No __slots__: the instance dict holds `_tvm_ffi_cached_object`, the backing object.
+    # Once set it never changes: callers pass its handle borrowed (see _set_shape), so a
+    # second thread replacing it during a call would free the object under that call.
 
     def __new__(cls, content=()):
         content = tuple(content)
         for x in content:
             if not hasattr(x, "__index__") or isinstance(x, bool):
                 raise ValueError("Shape must be a tuple of integers")
-        val = tuple.__new__(cls, (x.__index__() for x in content))
-        val._tvm_ffi_cached_object = None
-        return val
+        return tuple.__new__(cls, (x.__index__() for x in content))
 
     def _ffi_object(self):
-        obj = self._tvm_ffi_cached_object
+        d = self.__dict__
+        obj = d.get("_tvm_ffi_cached_object")
         if obj is None:
             from .function import get_global_func
 
-            obj = self._tvm_ffi_cached_object = get_global_func("ffi.Shape")(*self)._ffi_object()
+            made = get_global_func("ffi.Shape")(*self)._ffi_object()
+            # Two threads may both get here: the first to store wins (dict.setdefault is one
+            # atomic step under the GIL) and the other's object is dropped, never handed out.
+            obj = d.setdefault("_tvm_ffi_cached_object", made)
         return obj
 
     def __reduce__(self):
