@@ -75,5 +75,7 @@ def imagenet_model(name, seed=0):
     for inp in graph_inputs:
         dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
         feeds[inp.name] = rng.standard_normal(dims).astype("float32")
+    # IR version 4 on: initializers need not be graph inputs (here they are weights, not inputs).
+    model.ir_version = max(model.ir_version, 4)
     onnx.checker.check_model(model)
     return model, feeds

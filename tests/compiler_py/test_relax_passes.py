@@ -455,7 +455,7 @@ def test_default_pipeline_runs_the_simplifications():
     # RunCodegen first: functions partitioned for a library (partition_for_cublas) lower to
     # its calls before anything else sees them; it changes nothing in a module without them.
     assert names == ["relax.RunCodegen", "relax.CanonicalizeBindings", "relax.FoldBatchnormToConv2D",
-                     "relax.FoldConstant", "relax.EliminateCommonSubexpr",
+                     "relax.ConvertLayout", "relax.FoldConstant", "relax.EliminateCommonSubexpr",
                      "relax.DeadCodeElimination", "relax.LegalizeOps", "relax.AnnotateTIROpPattern",
                      "relax.FuseOps", "relax.FuseTIR", "relax.DefaultSchedule",
                      "relax.ToNonDataflow", "relax.RemovePurityChecking", "relax.CallTIRRewrite",

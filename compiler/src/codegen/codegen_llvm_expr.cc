@@ -324,14 +324,23 @@ Val CodeGenLLVM::Call(const CallNode* n, DataType t) {
   for (const char* name : kLibm) {
     if (op == name && n->args.size() == 1) {
       Val x = Expr(n->args[0]);
-      if (!IsFloat(x.t) || x.t.lanes != 1) TVM_FFI_THROW(TypeError) << op << " needs a scalar float";
-      if (IsHalf(x)) {
-        DataType ht = x.t;
-        x = Widen(x);
-        Val r = LibmCall(op, x, x.t);
-        return Narrow(r, ht);
+      if (!IsFloat(x.t)) TVM_FFI_THROW(TypeError) << op << " needs a float argument";
+      auto one = [&](const Val& v) {  // half computes in float
+        return IsHalf(v) ? Narrow(LibmCall(op, Widen(v), Widen(v).t), v.t) : LibmCall(op, v, v.t);
+      };
+      if (x.t.lanes == 1 || op == "sigmoid") return one(x);  // sigmoid is vector arithmetic
+      // A vectorized loop's libm call: one call per lane (libm has no vector entry points).
+      DataType et = ElementOf(x.t);
+      std::string vt = LLType(x.t), acc = "poison";
+      for (int k = 0; k < x.t.lanes; ++k) {
+        Val lane = Emit("extractelement " + vt + " " + x.v + ", i32 " + std::to_string(k), et);
+        Val r = one(lane);
+        acc = Emit("insertelement " + vt + " " + acc + ", " + LLType(et) + " " + r.v + ", i32 " +
+                       std::to_string(k),
+                   x.t)
+                  .v;
       }
-      return LibmCall(op, x, t);
+      return Val{acc, x.t};
     }
   }
   if (op == "abs" && n->args.size() == 1) {

@@ -5,6 +5,7 @@ from .tensor import Tensor, empty, tensor
 from .module import load_module
 from .executable import Executable
 from .vm import VirtualMachine
+from . import profiling
 from . import cuda_support
 from .cuda_support import driver_status as cuda_driver_status
 from .cuda_support import unavailable_reason as cuda_unavailable_reason

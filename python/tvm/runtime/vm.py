@@ -100,6 +100,13 @@ class VirtualMachine:
         self.mod = tvm_ffi.get_global_func("vm.VirtualMachine")(
             executable.mod, int(device.dlpack_device_type()), device.index, _ALLOCATORS[memory])
 
+    def profile(self, func_name, *args):
+        """Runs `func_name(*args)` once, timing every kernel it calls: a
+        tvm.runtime.profiling.Report (print it for a table, slowest kernel first)."""
+        from .profiling import Report
+
+        return Report.from_vm_record(self.mod.get_function("profile")(func_name, *args))
+
     def __getitem__(self, name):
         func = self.mod.get_function(name)
         if func is None:

@@ -103,3 +103,47 @@ def conv_channels_last(padded, weight, strides, dilation, out_dtype=None):
             a, b = tir.cast(a, out_dtype), tir.cast(b, out_dtype)
         return te.sum(a * b, axis=rk + [rc])
     return te.compute([padded.shape[0]] + out_sp + [weight.shape[nsp + 1]], f, name="conv%dd_nhwc" % nsp)
+
+
+def conv_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out_dtype=None):
+    """The channels-last convolution (see conv_channels_last) as a product over flattened
+    output pixels: output (N, pixels, O_w) where `pixels` >= prod(out_spatial) and O_w is the
+    weight's (padded) output-channel count. Rows past the last pixel read the last pixel
+    again and weight columns past the real O are zeros: the register tile then divides both
+    extents exactly and its loops carry no predicate (a predicated tile is not vectorized).
+    `out_spatial` must be static; conv_pixels_unflatten takes the real part back."""
+    nsp = len(padded.shape) - 2
+    ks = list(weight.shape[:nsp])
+    out_dtype = out_dtype or str(padded.dtype)
+    npix = 1
+    for e in out_spatial:
+        npix *= int(e)
+    rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
+    rc = te.reduce_axis((0, weight.shape[nsp]), "rc")
+
+    def f(nn, p, oo):
+        q = tir.min(i64(p), i64(npix - 1))
+        ys, rest = [], q
+        for k in range(nsp - 1, -1, -1):  # last spatial axis varies fastest
+            e = int(out_spatial[k])
+            ys.insert(0, rest % e if k else rest)
+            rest = rest // e
+        a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [rc])]
+        b = weight[tuple(rk + [rc, oo])]
+        if str(a.dtype) != out_dtype:
+            a, b = tir.cast(a, out_dtype), tir.cast(b, out_dtype)
+        return te.sum(a * b, axis=rk + [rc])
+    return te.compute([padded.shape[0], i64(pixels), weight.shape[nsp + 1]], f, name="conv%dd_pixels" % nsp)
+
+
+def conv_pixels_unflatten(out, out_spatial, channels):
+    """(N, *out_spatial, channels) from conv_pixels_last's (N, pixels, O_w) output."""
+    dims = [int(e) for e in out_spatial]
+
+    def f(nn, *rest):
+        ys, oo = rest[:-1], rest[-1]
+        p = i64(0)
+        for k, y in enumerate(ys):
+            p = p * dims[k] + i64(y)
+        return out[nn, p, oo]
+    return te.compute([out.shape[0]] + [i64(d) for d in dims] + [i64(channels)], f, name="conv_unflatten")

@@ -17,19 +17,44 @@ def _out_extent(n, k, s, d, pb, pa, ceil_mode):
     return num // s + 1
 
 
-def pool(data, kind, pool_size, strides, padding, dilation, ceil_mode=False, count_include_pad=False):
+class _Axes:
+    """Where the channels are: (N, C, *spatial), or (N, *spatial, C) when channels_last (the
+    layout ConvertLayout gives CNNs). Kernels are written for (nn, cc, ys) and laid out here."""
+
+    def __init__(self, data, channels_last):
+        self.last = channels_last
+        shape = list(data.shape)
+        self.nc = [shape[0], shape[-1]] if channels_last else shape[:2]
+        self.sp = shape[1:-1] if channels_last else shape[2:]
+
+    def shape(self, out_sp):
+        return [self.nc[0]] + list(out_sp) + [self.nc[1]] if self.last else self.nc + list(out_sp)
+
+    def index(self, nn, cc, ys):
+        return tuple([nn] + list(ys) + [cc]) if self.last else tuple([nn, cc] + list(ys))
+
+    def kernel(self, f):
+        """f(nn, cc, *ys) as a compute body taking the output's indices in this layout."""
+        if self.last:
+            return lambda nn, *rest: f(nn, rest[-1], *rest[:-1])
+        return f
+
+
+def pool(data, kind, pool_size, strides, padding, dilation, ceil_mode=False, count_include_pad=False,
+         channels_last=False):
+    ax = _Axes(data, channels_last)
     nsp = len(data.shape) - 2
     pb, pa = list(padding[:nsp]), list(padding[nsp:])
-    sp = list(data.shape[2:])
+    sp = ax.sp
     out_sp = [_out_extent(sp[k], pool_size[k], strides[k], dilation[k], pb[k], pa[k], ceil_mode)
               for k in range(nsp)]
-    shape = list(data.shape[:2]) + out_sp
+    shape = ax.shape(out_sp)
 
     def taps(ys, rk):
         return [i64(ys[k]) * strides[k] + i64(rk[k]) * dilation[k] - pb[k] for k in range(nsp)]
 
     def read(nn, cc, pos):
-        return data[tuple([nn, cc] + [clamp(pos[k], 0, i64(sp[k]) - 1) for k in range(nsp)])]
+        return data[ax.index(nn, cc, [clamp(pos[k], 0, i64(sp[k]) - 1) for k in range(nsp)])]
 
     rk = [te.reduce_axis((0, pool_size[k]), "rk%d" % k) for k in range(nsp)]
     if kind == "max":
@@ -37,12 +62,12 @@ def pool(data, kind, pool_size, strides, padding, dilation, ceil_mode=False, cou
             pos = taps(ys, rk)
             return te.max(read(nn, cc, pos), axis=rk,
                           where=all_of([in_range(pos[k], 0, sp[k]) for k in range(nsp)]))
-        return te.compute(shape, fmax, name="max_pool")
+        return te.compute(shape, ax.kernel(fmax), name="max_pool")
 
     def fsum(nn, cc, *ys):
         pos = taps(ys, rk)
         return te.sum(read(nn, cc, pos), axis=rk, where=all_of([in_range(pos[k], 0, sp[k]) for k in range(nsp)]))
-    total = te.compute(shape, fsum, name="avg_pool_sum")
+    total = te.compute(shape, ax.kernel(fsum), name="avg_pool_sum")
     rk2 = [te.reduce_axis((0, pool_size[k]), "rc%d" % k) for k in range(nsp)]
 
     def fcount(*ys):
@@ -54,13 +79,15 @@ def pool(data, kind, pool_size, strides, padding, dilation, ceil_mode=False, cou
         return te.sum(_e.const(1, "int64"), axis=rk2, where=all_of(ok))
     count = te.compute(out_sp, fcount, name="avg_pool_count")
     dt = str(data.dtype)
-    return te.compute(shape, lambda nn, cc, *ys: total[(nn, cc) + ys] / tir.cast(count[ys], dt), name="avg_pool")
+    return te.compute(shape, ax.kernel(lambda nn, cc, *ys: total[ax.index(nn, cc, ys)] / tir.cast(count[ys], dt)),
+                      name="avg_pool")
 
 
-def adaptive_avg_pool(data, output_size):
+def adaptive_avg_pool(data, output_size, channels_last=False):
     """Window o of an axis of length n into m outputs: [floor(o*n/m), ceil((o+1)*n/m))."""
+    ax = _Axes(data, channels_last)
     nsp = len(data.shape) - 2
-    sp = list(data.shape[2:])
+    sp = ax.sp
     out = [sp[k] if output_size is None or output_size[k] is None else output_size[k] for k in range(nsp)]
 
     def start(o, n, m):
@@ -80,9 +107,9 @@ def adaptive_avg_pool(data, output_size):
     def fsum(nn, cc, *ys):
         pos = [start(ys[k], sp[k], out[k]) + i64(rk[k]) for k in range(nsp)]
         ok = all_of([pos[k] < end(ys[k], sp[k], out[k]) for k in range(nsp)])
-        return te.sum(data[tuple([nn, cc] + [clamp(pos[k], 0, i64(sp[k]) - 1) for k in range(nsp)])], axis=rk, where=ok)
-    shape = list(data.shape[:2]) + [i64(o) for o in out]
-    total = te.compute(shape, fsum, name="adaptive_pool_sum")
+        return te.sum(data[ax.index(nn, cc, [clamp(pos[k], 0, i64(sp[k]) - 1) for k in range(nsp)])], axis=rk, where=ok)
+    shape = ax.shape([i64(o) for o in out])
+    total = te.compute(shape, ax.kernel(fsum), name="adaptive_pool_sum")
     dt = str(data.dtype)
 
     def favg(nn, cc, *ys):
@@ -90,5 +117,5 @@ def adaptive_avg_pool(data, output_size):
         for k in range(nsp):
             w = end(ys[k], sp[k], out[k]) - start(ys[k], sp[k], out[k])
             cnt = w if cnt is None else cnt * w
-        return total[(nn, cc) + ys] / tir.cast(cnt, dt)
-    return te.compute(shape, favg, name="adaptive_avg_pool")
+        return total[ax.index(nn, cc, ys)] / tir.cast(cnt, dt)
+    return te.compute(shape, ax.kernel(favg), name="adaptive_avg_pool")

@@ -10,6 +10,7 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/runtime/tensor.h>
 
+#include <chrono>
 #include <string>
 
 #include "../support/registry.h"
@@ -288,9 +289,18 @@ ffi::Any VirtualMachineObj::RunLoop(Index pc, size_t base) {
           TVMFFIAny result;
           ffi::details::InitNone(&result);
           const ffi::FunctionObj* fobj = callee.get();
+          std::chrono::steady_clock::time_point start;
+          if (TVM_FFI_UNLIKELY(profile_ != nullptr)) start = std::chrono::steady_clock::now();
           int rc = fobj->cell.safe_call(ffi::details::ObjectUnsafe::ToHandle(fobj),
                                         reinterpret_cast<const TVMFFIAny*>(args), num_args,
                                         &result);
+          if (TVM_FFI_UNLIKELY(profile_ != nullptr)) {
+            CallTime& t = (*profile_)[func_index];
+            t.calls += 1;
+            t.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+          }
           if (TVM_FFI_UNLIKELY(rc != 0)) throw ffi::details::MoveFromRaised();
           if (TVM_FFI_UNLIKELY(!fr->temps.empty())) fr->temps.clear();
           const RegName dst = w[1];
@@ -356,8 +366,45 @@ void VirtualMachineObj::UnwindWithError(const ffi::Error& err, Index pc, size_t 
   err.UpdateBacktrace(trace, kTVMFFIBacktraceUpdateModeAppend);
 }
 
+ffi::Any VirtualMachineObj::Profile(ffi::PackedArgs args) {
+  TVM_FFI_CHECK(args.size() >= 1, TypeError) << "profile(func_name, *args)";
+  std::string fname = args[0].cast<std::string>();
+  auto it = exec_->func_map.find(fname);
+  TVM_FFI_CHECK(it != exec_->func_map.end() &&
+                    exec_->func_table[it->second].kind == FuncKind::kBytecode,
+                ValueError)
+      << "the executable has no bytecode function `" << fname << "`";
+  TVM_FFI_CHECK(profile_ == nullptr, RuntimeError) << "profile() is already running on this VM";
+  std::vector<CallTime> times(exec_->func_table.size());
+  profile_ = &times;
+  struct Reset {
+    std::vector<CallTime>** slot;
+    ~Reset() { *slot = nullptr; }
+  } reset{&profile_};
+  auto start = std::chrono::steady_clock::now();
+  Invoke(it->second, args.data() + 1, args.size() - 1);
+  int64_t total = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  // [total_ns, name, calls, ns, name, calls, ns, ...]: packed functions that were called.
+  ffi::Array<ffi::Any> out;
+  out.push_back(total);
+  for (size_t i = 0; i < times.size(); ++i) {
+    if (times[i].calls == 0) continue;
+    out.push_back(ffi::String(exec_->func_table[i].name));
+    out.push_back(times[i].calls);
+    out.push_back(times[i].nanos);
+  }
+  return out;
+}
+
 ffi::Optional<ffi::Function> VirtualMachineObj::GetFunction(const ffi::String& name) {
   ffi::Module self(ffi::details::ObjectUnsafe::PtrFromUnowned<ffi::ModuleObj>(this));
+  if (name == "profile") {
+    return ffi::Function::FromPacked([self](ffi::PackedArgs args, ffi::Any* rv) {
+      *rv = AsVirtualMachine(self)->Profile(args);
+    });
+  }
   if (name == "vm_initialization") {
     return ffi::Function::FromPacked([self](ffi::PackedArgs args, ffi::Any*) {
       InitFromTriples(AsVirtualMachine(self), args, 0);

@@ -69,6 +69,8 @@ class VirtualMachineObj : public ffi::ModuleObj {
   /*! \brief Appends the VM frames above `base` to the error's backtrace, then pops them. */
   void UnwindWithError(const ffi::Error& err, Index pc, size_t base);
   ffi::Function MakeClosure(Index func_index) const;
+  /*! \brief The "profile" control function: runs `fname(*args)` timing every packed call. */
+  ffi::Any Profile(ffi::PackedArgs args);
 
   ffi::Module exec_ref_;
   const VMExecutableObj* exec_;
@@ -87,6 +89,13 @@ class VirtualMachineObj : public ffi::ModuleObj {
   int native_depth_ = 0;
   /*! \brief The value the kVMRegister operand reads: a borrowed view of this module. */
   TVMFFIAny self_view_;
+  /*! \brief Per func_table entry while Profile runs: packed calls made and their time. Null
+   *  otherwise (the call loop then pays one predictable branch per call). */
+  struct CallTime {
+    int64_t calls = 0;
+    int64_t nanos = 0;
+  };
+  std::vector<CallTime>* profile_ = nullptr;
 };
 
 /*! \brief An uninitialised VM over `exec` (a VMExecutable module). */

@@ -14,6 +14,7 @@ from .dead_code_elimination import DeadCodeElimination
 from .default_schedule import DefaultSchedule
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fold_batchnorm_to_conv2d import FoldBatchnormToConv2D
+from .convert_layout import ConvertLayout
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
@@ -25,5 +26,5 @@ from . import legalize_ccl  # noqa: F401 (relax.ccl.* -> runtime.disco.* calls)
 __all__ = ["AnnotateTIROpPattern", "AttachGlobalSymbol", "CallTIRRewrite", "KillAfterLastUse",
            "LowerAllocTensor", "LowerRuntimeBuiltin", "RemovePurityChecking", "StaticPlanBlockMemory",
            "ToNonDataflow", "VMBuiltinLower", "VMShapeLower", "CanonicalizeBindings", "DeadCodeElimination", "DefaultSchedule",
-           "EliminateCommonSubexpr", "FoldBatchnormToConv2D", "FoldConstant", "FuseOps", "FuseTIR",
+           "ConvertLayout", "EliminateCommonSubexpr", "FoldBatchnormToConv2D", "FoldConstant", "FuseOps", "FuseTIR",
            "LEGALIZE", "LegalizeOps", "RunCodegen", "register_legalize"]

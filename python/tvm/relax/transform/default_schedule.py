@@ -6,8 +6,10 @@ Rules, per block, first that applies:
     with AVX-512) over the last two spatial loops, the reduction loops outside the tile, columns vectorized, rows unrolled, the outer
     loops fused and parallel (the schedule of benchmarks/matmul_bench.py, ~0.9x OpenBLAS on
     square matrices), with an elementwise epilogue folded into the tile's write-back;
-  - otherwise the outer loop is made parallel when it is spatial (a block whose outer loop is
-    a reduction keeps it serial).
+  - otherwise (_loop_rule) the innermost loop is vectorized when it is spatial and a
+    multiple of the vector width, and the outer spatial loops are fused into one parallel
+    loop of enough iterations (a batch-1 nest's N = 1 alone would leave it serial); a block
+    whose outer loop is a reduction keeps it serial.
 A rule that does not apply to a block's shape (ScheduleError) falls back to the next one.
 Functions with the attr "tir.is_scheduled" are left alone; the result carries it.
 """
@@ -70,14 +72,21 @@ def _tile_rule(sch, block, rows=None, cols=None):
         rows, cols = tile_shape(target.fp32_lanes, ext_i, _static_extent(sch, j))
     if ext_i and ext_i < rows:
         rows = ext_i  # a short row loop that could not be fused: a tile of exactly its rows
+    ext_j = _static_extent(sch, j)
     acc = sch.cache_write(block, 0, "local")
     io, ii = sch.split(i, [None, rows])
     jo, ji = sch.split(j, [None, cols])
-    sch.reorder(*outer, io, jo, ii, ji)
-    sch.reverse_compute_at(acc, jo)
+    # Which tile loop runs outside: rows (the default) or columns when there are more
+    # columns than rows (a 1x1 convolution late in a CNN, 13x13 pixels x 1000 channels; a
+    # matrix-vector product): each column panel of the weights is then read once while the
+    # smaller row operand stays in cache, and the parallel loop has the longer extent.
+    cols_outer = bool(ext_i and ext_j and ext_j > ext_i)
+    first, second = (jo, io) if cols_outer else (io, jo)
+    sch.reorder(*outer, first, second, ii, ji)
+    sch.reverse_compute_at(acc, second)
     init = sch.decompose_reduction(block, ii)
     sch.reorder(*red, ii, ji)
-    par = sch.fuse(*outer, io) if outer else io
+    par = sch.fuse(*outer, first) if outer else first
     sch.parallel(par)
     sch.unroll(ii)
     sch.vectorize(ji)
@@ -155,11 +164,58 @@ def _schedule(func):
         if not loops:
             continue
         _hoist_init(sch, name, loops)
+        trial = tir.Schedule(sch.mod)
+        try:
+            _loop_rule(trial, name)
+            sch = trial
+            continue
+        except tir.ScheduleError:
+            pass
         try:
             sch.parallel(loops[0])
         except tir.ScheduleError:
             continue  # the outer loop is a reduction (or binds one): leave it serial
     return sch.mod["main"] if "main" in sch.mod else list(sch.mod.functions.values())[0]
+
+
+# Parallel loops are fused until they have at least this many iterations (several per
+# thread, so threads finish together), or until the first reduction loop.
+_MIN_PARALLEL_ITERS = 64
+
+
+def _loop_rule(sch, name):
+    """Any other nest (copies, layout changes, elementwise chains, pooling or reductions the
+    tile rule refused): the innermost loop vectorized when it is spatial, static and a
+    multiple of the vector width (split into vectors), and the outer spatial loops fused
+    until the parallel loop has _MIN_PARALLEL_ITERS iterations. A batch-1 nest whose outer
+    loop is N = 1 was otherwise serial. ScheduleError when the outer loop is a reduction."""
+    block = sch.get_block(name)
+    loops = sch.get_loops(block)
+    kinds = _loop_kinds(sch, block, loops)
+    nsp = kinds.index(True) if True in kinds else len(kinds)
+    if nsp == 0:
+        raise tir.ScheduleError("the outer loop is a reduction")
+    target = Target.current() or Target("llvm")
+    lanes = target.fp32_lanes
+    inner_ext = _static_extent(sch, loops[-1])
+    spatial = list(loops[:nsp])
+    if nsp == len(loops) and inner_ext and inner_ext % lanes == 0 and inner_ext >= lanes:
+        outer, vec = sch.split(spatial[-1], [None, lanes])
+        sch.vectorize(vec)
+        spatial[-1] = outer
+        if inner_ext == lanes:
+            spatial.pop()  # the outer part has one iteration
+    par, iters = [], 1
+    for loop in spatial:
+        par.append(loop)
+        ext = _static_extent(sch, loop)
+        iters = iters * ext if ext else _MIN_PARALLEL_ITERS
+        if iters >= _MIN_PARALLEL_ITERS:
+            break
+    if not par:
+        return
+    fused = sch.fuse(*par) if len(par) > 1 else par[0]
+    sch.parallel(fused)
 
 
 def _hoist_init(sch, name, loops):

@@ -2,6 +2,8 @@
 strided_slice, take, gather, broadcast_to, tile) and creation operators to TE (tvm.topi),
 registered in LegalizeOps' table."""
 
+import numpy as np
+
 from ... import topi
 from ...topi import activation, creation, indexing, nn_conv, normalization, pooling
 from ...topi._layout import transpose_from, transpose_to
@@ -46,6 +48,26 @@ def _conv_legalize(nsp):
             if _is_f16(call.args[0]) and str(w.dtype) == "float16":
                 w = w.astype("float32")
             last = "N" + spatial + "C"
+            out_sp = _static_spatial(call, ol, spatial)
+            tile = _pixel_tile(out_sp, w.shape[-1])
+            if tile is not None:
+                # Static output: the product runs over flattened output pixels and output
+                # channels padded to the register tile (nn_conv.conv_pixels_last), so no
+                # tile is predicated; the weight's extra columns are zeros made here, once.
+                pixels, o_pad = tile
+                o = w.shape[-1]
+                if o_pad != o:
+                    w = np.concatenate([w, np.zeros(w.shape[:-1] + (o_pad - o,), w.dtype)], axis=-1)
+
+                def te_conv_px(x, w):
+                    if dl == last and not any(padding):  # already the layout the product reads
+                        padded = x
+                    else:
+                        padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
+                    flat = nn_conv.conv_pixels_last(padded, w, out_sp, strides, dilation, pixels, acc)
+                    return transpose_from(nn_conv.conv_pixels_unflatten(flat, out_sp, o), last, ol)
+                return bb.call_te(in_float32(te_conv_px, res), call.args[0], _expr.const(w),
+                                  primfunc_name_hint="conv%dd" % nsp)
 
             def te_conv_cl(x, w):
                 padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
@@ -67,6 +89,49 @@ def _conv_legalize(nsp):
 CHANNELS_LAST_MIN_O = 16
 
 
+def _channels_last(nsp):
+    """The channels-last layout of an nsp-d operator: NWC, NHWC, NDHWC."""
+    return "N" + _DATA[nsp][2:] + "C"
+
+
+def _static_spatial(call, layout, spatial):
+    """The output's spatial extents (in `spatial` letter order) when all are static, else None."""
+    shape = call.struct_info.shape
+    if shape is None:
+        return None
+    dims = []
+    for c in spatial:
+        e = shape[layout.index(c)]
+        if not hasattr(e, "value"):
+            return None
+        dims.append(int(e.value))
+    return dims
+
+
+def _pixel_tile(out_spatial, out_channels):
+    """(pixels, padded output channels) for nn_conv.conv_pixels_last: the flattened pixel
+    count rounded up to the register tile's rows (DefaultSchedule's tile_shape for this
+    target; 4 when that pads a quarter less) and the channels to its columns. None for symbolic
+    spatial extents (the channels-last form without flattening serves those)."""
+    from ...target import Target
+    from .default_schedule import tile_shape
+
+    if out_spatial is None:
+        return None
+    target = Target.current()
+    if target is not None and target.is_device:
+        return None
+    npix = int(np.prod(out_spatial))
+    rows, cols = tile_shape((target or Target("llvm")).fp32_lanes, None, None)
+    rows, _ = tile_shape((target or Target("llvm")).fp32_lanes, rows * 4, None)
+    if npix <= rows:
+        return npix, -(-out_channels // cols) * cols
+    pixels = -(-npix // rows) * rows
+    if rows > 4 and pixels > 1.25 * npix:  # a short image: fewer rows pad less
+        pixels = min(pixels, -(-npix // 4) * 4)
+    return pixels, -(-out_channels // cols) * cols
+
+
 def _out_channels(weight, kernel_layout):
     return int(weight.data.shape[kernel_layout.index("O")])
 
@@ -80,7 +145,11 @@ def _pool_legalize(nsp, kind):
                     ceil_mode=bool(_attr(call, "ceil_mode", False)),
                     count_include_pad=bool(_attr(call, "count_include_pad", False)))
 
+        last = _channels_last(nsp)
+
         def te_pool(x):
+            if layout == last and ol == last:  # channels-last (ConvertLayout): no transposes
+                return pooling.pool(x, kind, channels_last=True, **args)
             out = pooling.pool(transpose_to(x, layout, _DATA[nsp]), kind, **args)
             return transpose_from(out, _DATA[nsp], ol)
         fn = in_float32(te_pool) if kind == "avg" else te_pool
@@ -94,7 +163,11 @@ def _adaptive_legalize(nsp):
         ol = str(_attr(call, "out_layout", layout))
         size = _ints(_attr(call, "output_size"))
 
+        last = _channels_last(nsp)
+
         def te_pool(x):
+            if layout == last and ol == last:
+                return pooling.adaptive_avg_pool(x, size, channels_last=True)
             out = pooling.adaptive_avg_pool(transpose_to(x, layout, _DATA[nsp]), size)
             return transpose_from(out, _DATA[nsp], ol)
         return bb.call_te(in_float32(te_pool), call.args[0], primfunc_name_hint="adaptive_avg_pool%dd" % nsp)

@@ -3,7 +3,8 @@ relax_pipeline="default" with an "llvm" target.
 
   library_dispatch_passes  RunCodegen: functions a partition pass marked "Codegen" (e.g.
                            partition_for_cublas) become registered packed-function calls
-  legalize_passes          graph simplifications, LegalizeOps, fusion, and DefaultSchedule
+  legalize_passes          graph simplifications, ConvertLayout (convolutions and what
+                           lies between them channels-last), LegalizeOps, fusion, and DefaultSchedule
                            (a schedule for every kernel, found without search)
   dataflow_lower_passes    ToNonDataflow, RemovePurityChecking, CallTIRRewrite
   finalize_passes          StaticPlanBlockMemory, LowerAllocTensor, KillAfterLastUse,
@@ -24,9 +25,13 @@ finalize_passes = lowering.finalize_passes
 
 
 def legalize_passes(target):  # noqa: ARG001
-    from ...transform import DefaultSchedule
+    from ...transform import ConvertLayout, DefaultSchedule
 
-    return lowering.graph_passes() + [DefaultSchedule()]
+    graph = lowering.graph_passes()
+    # CNNs run channels-last end to end (the convolution's register tile runs over output
+    # channels): after batch norms are folded into NCHW convolutions, before FoldConstant.
+    at = [str(p.info.name) for p in graph].index("relax.FoldConstant")
+    return graph[:at] + [ConvertLayout({"relax.nn.conv2d": ["NHWC", "default"]})] + graph[at:] + [DefaultSchedule()]
 
 
 def get_default_pipeline(target):
