@@ -86,26 +86,35 @@ def test_dynamic_batch():
         np.testing.assert_allclose(vm["main"](x).numpy(), ref["main"](x).numpy(), rtol=1e-4, atol=1e-5)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(data=st.data(), batch=st.integers(1, 2), hw=st.integers(3, 14), cin=st.integers(1, 5),
        cout=st.sampled_from([16, 17, 24, 40]), k=st.sampled_from([1, 3]), stride=st.integers(1, 2),
-       bias_rank=st.sampled_from([0, 1, 3, 4]), pool=st.sampled_from(["max", "avg", "none"]))
+       bias_rank=st.sampled_from([0, 1, 3, 4]), pool=st.sampled_from(["max", "avg", "none"]),
+       kind=st.sampled_from(["dense", "depthwise", "grouped", "multiplier"]))
 def test_generated_conv_chains_match_the_unconverted_module(data, batch, hw, cin, cout, k, stride,
-                                                            bias_rank, pool):
-    """conv (odd sizes, tails of the pixel and channel tiles) -> bias of any broadcast rank ->
-    relu -> pooling -> conv -> a value read both channels-last and NCHW (sigmoid output and a
-    reduction), built by the default pipeline vs LegalizeOps alone."""
+                                                            bias_rank, pool, kind):
+    """conv (dense, depthwise, grouped or depthwise with a channel multiplier; odd sizes, tails
+    of the pixel and channel tiles) -> bias of any broadcast rank -> relu -> pooling -> conv
+    -> a value read both channels-last and NCHW (sigmoid output and a reduction), built by
+    the default pipeline vs LegalizeOps alone."""
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     pad = data.draw(st.integers(0, k // 2))
+    groups = 1
+    if kind == "depthwise":
+        groups, cout = cin, cin
+    elif kind == "grouped":
+        groups, cin, cout = 3, 3 * cin, 3 * cout
+    elif kind == "multiplier":
+        groups, cout = cin, 2 * cin
     x = relax.Var("x", relax.TensorStructInfo([batch, cin, hw, hw], "float32"))
-    w1 = relax.const(rng.standard_normal((cout, cin, k, k)).astype("float32"))
+    w1 = relax.const(rng.standard_normal((cout, cin // groups, k, k)).astype("float32"))
     w2 = relax.const(rng.standard_normal((16, cout, 1, 1)).astype("float32"))
     bshape = {0: (), 1: (1,), 3: (cout, 1, 1), 4: (1, cout, 1, 1)}[bias_rank]
     b = relax.const(rng.standard_normal(bshape).astype("float32"))
     bb = relax.BlockBuilder()
     with bb.function("main", [x]):
         with bb.dataflow():
-            y = bb.emit(R.nn.conv2d(x, w1, strides=stride, padding=pad))
+            y = bb.emit(R.nn.conv2d(x, w1, strides=stride, padding=pad, groups=groups))
             y = bb.emit(R.nn.relu(bb.emit(R.add(y, b))))
             if pool == "max":
                 y = bb.emit(R.nn.max_pool2d(y, pool_size=2, strides=1, padding=[0, 0, 1, 1]))

@@ -54,20 +54,25 @@ def conv(data, weight, strides, padding, dilation, groups=1, out_dtype=None):
     return te.compute([n, o] + out_sp, f, name="conv%dd" % nsp)
 
 
-def pad_channels_last(data, layout, before, after, name="conv_pad_nhwc"):
+def pad_channels_last(data, layout, before, after, name="conv_pad_nhwc", channels_to=None):
     """`data` (in `layout`, e.g. "NCHW") as a zero-padded channels-last tensor (N, *spatial, C)
-    in ONE stage: the layout change rides on the padding copy the convolution needs anyway."""
+    in ONE stage: the layout change rides on the padding copy the convolution needs anyway.
+    `channels_to` (static, >= C): zero channels appended up to that count."""
     nsp = len(data.shape) - 2
     canon = "N" + "".join(layout[2:]) + "C" if layout[1] == "C" else layout
     perm = [layout.index(ch) for ch in canon]  # output axis k reads input axis perm[k]
     src_shape = [data.shape[p] for p in perm]
-    shape = [src_shape[0]] + [src_shape[1 + k] + before[k] + after[k] for k in range(nsp)] + [src_shape[-1]]
+    extra = 0 if channels_to is None else int(channels_to) - int(const_int(src_shape[-1]))
+    shape = [src_shape[0]] + [src_shape[1 + k] + before[k] + after[k] for k in range(nsp)] + \
+        [src_shape[-1] + extra if extra else src_shape[-1]]
     zero = _e.const(0.0, str(data.dtype))
     padded_axes = [k for k in range(nsp) if const_int(before[k]) != 0 or const_int(after[k]) != 0]
 
     def f(*i):
         idx = [None] * len(perm)
         conds = []
+        if extra:
+            conds.append(i64(i[-1]) < i64(src_shape[-1]))
         for k, p in enumerate(perm):
             if 1 <= k <= nsp and (k - 1) in padded_axes:
                 s = i64(i[k]) - before[k - 1]
@@ -75,6 +80,8 @@ def pad_channels_last(data, layout, before, after, name="conv_pad_nhwc"):
                 idx[p] = clamp(s, 0, i64(data.shape[p]) - 1)
             elif 1 <= k <= nsp:
                 idx[p] = i64(i[k]) - before[k - 1]
+            elif k == len(perm) - 1 and extra:
+                idx[p] = clamp(i64(i[k]), 0, i64(src_shape[-1]) - 1)
             else:
                 idx[p] = i[k]
         v = data[tuple(idx)]
@@ -147,3 +154,81 @@ def conv_pixels_unflatten(out, out_spatial, channels):
             p = p * dims[k] + i64(y)
         return out[nn, p, oo]
     return te.compute([out.shape[0]] + [i64(d) for d in dims] + [i64(channels)], f, name="conv_unflatten")
+
+
+def depthwise_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out_dtype=None):
+    """A depthwise convolution (groups = channels, one filter each) of a padded channels-last
+    input (N, *spatial, C) with a (*kernel, C_w) weight, C_w >= C padded with zero filters, as
+    (N, pixels, C_w) over flattened output pixels like conv_pixels_last. The channel is the
+    innermost axis of input, weight and output, so the register tile over (pixels, channels)
+    loads all three as contiguous vectors. The input's channels are padded like the weight's
+    (pad_channels_last's channels_to), so no index is clamped in the tile."""
+    nsp = len(padded.shape) - 2
+    ks = list(weight.shape[:nsp])
+    out_dtype = out_dtype or str(padded.dtype)
+    npix = 1
+    for e in out_spatial:
+        npix *= int(e)
+    rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
+
+    def f(nn, p, oo):
+        q = tir.min(i64(p), i64(npix - 1))
+        ys, rest = [], q
+        for k in range(nsp - 1, -1, -1):
+            e = int(out_spatial[k])
+            ys.insert(0, rest % e if k else rest)
+            rest = rest // e
+        a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [oo])]
+        b = weight[tuple(rk + [oo])]
+        if str(a.dtype) != out_dtype:
+            a, b = tir.cast(a, out_dtype), tir.cast(b, out_dtype)
+        return te.sum(a * b, axis=rk)
+    return te.compute([padded.shape[0], i64(pixels), weight.shape[nsp]], f, name="depthwise%dd_pixels" % nsp)
+
+
+def grouped_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out_dtype=None):
+    """A grouped convolution of a padded channels-last input (N, *spatial, G * I) with a
+    (*kernel, I, G, O_w) weight (O_w >= O / G per group, padded with zero filters), as
+    (N, pixels, G, O_w) over flattened output pixels like conv_pixels_last: each group is a
+    product over pixels x its own output channels, with the group an outer parallel axis and
+    the input a broadcast scalar of the group's channels. conv_groups_unflatten takes the
+    real channels back."""
+    nsp = len(padded.shape) - 2
+    ks = list(weight.shape[:nsp])
+    ipg = weight.shape[nsp]
+    out_dtype = out_dtype or str(padded.dtype)
+    npix = 1
+    for e in out_spatial:
+        npix *= int(e)
+    rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
+    rc = te.reduce_axis((0, ipg), "rc")
+
+    def f(nn, p, g, oo):
+        q = tir.min(i64(p), i64(npix - 1))
+        ys, rest = [], q
+        for k in range(nsp - 1, -1, -1):
+            e = int(out_spatial[k])
+            ys.insert(0, rest % e if k else rest)
+            rest = rest // e
+        ch = i64(g) * i64(ipg) + rc
+        a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [ch])]
+        b = weight[tuple(rk + [rc, g, oo])]
+        if str(a.dtype) != out_dtype:
+            a, b = tir.cast(a, out_dtype), tir.cast(b, out_dtype)
+        return te.sum(a * b, axis=rk + [rc])
+    return te.compute([padded.shape[0], i64(pixels), weight.shape[nsp + 1], weight.shape[nsp + 2]], f,
+                      name="grouped%dd_pixels" % nsp)
+
+
+def conv_groups_unflatten(out, out_spatial, groups, per_group):
+    """(N, *out_spatial, groups * per_group) from grouped_pixels_last's (N, pixels, G, O_w)."""
+    dims = [int(e) for e in out_spatial]
+
+    def f(nn, *rest):
+        ys, oo = rest[:-1], rest[-1]
+        p = i64(0)
+        for k, y in enumerate(ys):
+            p = p * dims[k] + i64(y)
+        return out[nn, p, i64(oo) // per_group, i64(oo) % per_group]
+    return te.compute([out.shape[0]] + [i64(d) for d in dims] + [i64(groups * per_group)], f,
+                      name="conv_unflatten")

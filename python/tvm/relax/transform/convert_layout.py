@@ -4,7 +4,7 @@ to end with one transpose at each edge instead of two per convolution.
 
     ConvertLayout({"relax.nn.conv2d": ["NHWC", "default"]})
 
-Each 4-d NCHW conv2d whose weight is a constant and groups = 1 becomes an NHWC conv2d (the
+Each 4-d NCHW conv2d whose weight is a constant (any groups) becomes an NHWC conv2d (the
 kernel layout is kept: "default"; legalization transposes constant weights once). The
 layout then travels forward through the operators that do not care where the channels are,
 each rewritten for the new layout: unary elementwise ops, binary broadcast ops (a constant
@@ -101,7 +101,7 @@ class _Converter(ExprMutator):
         args = list(call.args)
         if name == "relax.nn.conv2d":
             if (_rank(call) != 4 or _attr(call, "data_layout", "NCHW") != "NCHW"
-                    or _attr(call, "out_layout", "NCHW") != "NCHW" or int(_attr(call, "groups", 1)) != 1
+                    or _attr(call, "out_layout", "NCHW") != "NCHW"
                     or not isinstance(args[1], _expr.Constant)):
                 return None
             x = self._in_last(args[0], convert=True)

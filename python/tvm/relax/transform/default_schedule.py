@@ -9,7 +9,8 @@ Rules, per block, first that applies:
   - otherwise (_loop_rule) the innermost loop is vectorized when it is spatial and a
     multiple of the vector width, and the outer spatial loops are fused into one parallel
     loop of enough iterations (a batch-1 nest's N = 1 alone would leave it serial); a block
-    whose outer loop is a reduction keeps it serial.
+    whose outer loop is a reduction keeps it serial, and so does a nest of fewer than
+    _MIN_PARALLEL_WORK iterations in all (the tile rule too).
 A rule that does not apply to a block's shape (ScheduleError) falls back to the next one.
 Functions with the attr "tir.is_scheduled" are left alone; the result carries it.
 """
@@ -87,7 +88,8 @@ def _tile_rule(sch, block, rows=None, cols=None):
     init = sch.decompose_reduction(block, ii)
     sch.reorder(*red, ii, ji)
     par = sch.fuse(*outer, first) if outer else first
-    sch.parallel(par)
+    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK:
+        sch.parallel(par)
     sch.unroll(ii)
     sch.vectorize(ji)
     init_loops = sch.get_loops(init)
@@ -215,7 +217,23 @@ def _loop_rule(sch, name):
     if not par:
         return
     fused = sch.fuse(*par) if len(par) > 1 else par[0]
-    sch.parallel(fused)
+    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK:
+        sch.parallel(fused)
+
+
+# Below this many innermost iterations (a few microseconds) a nest stays on the calling
+# thread: waking the pool would cost more than the work (symbolic extents count as large).
+_MIN_PARALLEL_WORK = 8192
+
+
+def _total_iterations(sch, loops):
+    total = 1
+    for loop in loops:
+        ext = _static_extent(sch, loop)
+        if ext is None:
+            return _MIN_PARALLEL_WORK
+        total *= ext
+    return total
 
 
 def _hoist_init(sch, name, loops):

@@ -37,6 +37,9 @@ def _conv_legalize(nsp):
         acc = None if od is None or (res == "float16" and _is_f16(call.args[0])) else str(od)
 
         weight = call.args[1]
+        depthwise = _depthwise_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, groups, acc, res)
+        if depthwise is not None:
+            return depthwise
         if groups == 1 and isinstance(weight, _expr.Constant) and _out_channels(weight, kl) >= CHANNELS_LAST_MIN_O:
             # Constant weight: transposed once, here, to (*kernel, I, O), and the convolution
             # computed channels-last (nn_conv.conv_channels_last), whose register tile runs
@@ -87,6 +90,72 @@ def _conv_legalize(nsp):
 # Below this many output channels the channels-last tile (16 channels wide) would be mostly
 # padding; the canonical layout's tile over (H, W) serves those convolutions better.
 CHANNELS_LAST_MIN_O = 16
+
+
+def _depthwise_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, groups, acc, res):
+    """A depthwise convolution (groups = input channels = output channels) with a constant
+    weight and static output: channels-last over flattened pixels (nn_conv.depthwise_pixels_last),
+    the weight transposed to (*kernel, C) and padded to the tile's columns once, here. None
+    when it does not apply."""
+    weight = call.args[1]
+    if groups == 1 or not isinstance(weight, _expr.Constant):
+        return None
+    w = weight.data.numpy()
+    o, ipg = w.shape[kl.index("O")], w.shape[kl.index("I")]
+    if ipg != 1 or o != groups:
+        return _grouped_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, groups, acc, res)
+    spatial = _KERNEL[nsp][2:]
+    last = "N" + spatial + "C"
+    out_sp = _static_spatial(call, ol, spatial)
+    tile = _pixel_tile(out_sp, o)
+    if tile is None:
+        return None
+    pixels, o_pad = tile
+    w = w.transpose([kl.index(c) for c in spatial + "IO"]).reshape([w.shape[kl.index(c)] for c in spatial] + [o])
+    if str(w.dtype) == "float16":
+        w = w.astype("float32")
+    if o_pad != o:
+        w = np.concatenate([w, np.zeros(w.shape[:-1] + (o_pad - o,), w.dtype)], axis=-1)
+
+    def te_depthwise(x, w):
+        padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:], channels_to=o_pad)
+        flat = nn_conv.depthwise_pixels_last(padded, w, out_sp, strides, dilation, pixels, acc)
+        return transpose_from(nn_conv.conv_pixels_unflatten(flat, out_sp, o), last, ol)
+    return bb.call_te(in_float32(te_depthwise, res), call.args[0], _expr.const(w),
+                      primfunc_name_hint="conv%dd_depthwise" % nsp)
+
+
+def _grouped_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, groups, acc, res):
+    """A grouped convolution (ShuffleNet's group-4 1x1 convs) with a constant weight and static
+    output: each group a product over flattened pixels x its output channels padded to the
+    tile's columns (nn_conv.grouped_pixels_last), the weight rearranged to (*kernel, I, G, O_w)
+    once, here. None when it does not apply."""
+    w = call.args[1].data.numpy()
+    spatial = _KERNEL[nsp][2:]
+    out_sp = _static_spatial(call, ol, spatial)
+    o = w.shape[kl.index("O")]
+    if o % groups:
+        return None
+    opg = o // groups
+    tile = _pixel_tile(out_sp, opg)
+    if tile is None:
+        return None
+    pixels, opg_pad = tile
+    w = w.transpose([kl.index(c) for c in "OI" + spatial])  # (O, I, *kernel)
+    w = w.reshape((groups, opg) + w.shape[1:])  # (G, O/G, I, *kernel)
+    w = w.transpose(list(range(3, 3 + nsp)) + [2, 0, 1])  # (*kernel, I, G, O/G)
+    if str(w.dtype) == "float16":
+        w = w.astype("float32")
+    if opg_pad != opg:
+        w = np.concatenate([w, np.zeros(w.shape[:-1] + (opg_pad - opg,), w.dtype)], axis=-1)
+    last = "N" + spatial + "C"
+
+    def te_grouped(x, w):
+        padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
+        flat = nn_conv.grouped_pixels_last(padded, w, out_sp, strides, dilation, pixels, acc)
+        return transpose_from(nn_conv.conv_groups_unflatten(flat, out_sp, groups, opg), last, ol)
+    return bb.call_te(in_float32(te_grouped, res), call.args[0], _expr.const(np.ascontiguousarray(w)),
+                      primfunc_name_hint="conv%dd_grouped" % nsp)
 
 
 def _channels_last(nsp):
