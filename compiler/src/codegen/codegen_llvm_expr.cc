@@ -315,7 +315,9 @@ Val CodeGenLLVM::Call(const CallNode* n, DataType t) {
     Val x = Expr(n->args[0]), y = Expr(n->args[1]);
     DataType rt = t;
     if (IsHalf(x)) x = Widen(x), y = Widen(y), t = x.t;
-    std::string sfx = x.t.bits == 32 ? "f32" : "f64", ty = LLType(x.t);
+    std::string sfx = (x.t.lanes > 1 ? "v" + std::to_string(x.t.lanes) : "") +
+                      (x.t.bits == 32 ? "f32" : "f64"),
+                ty = LLType(x.t);
     Declare("llvm.pow." + sfx, "declare " + ty + " @llvm.pow." + sfx + "(" + ty + ", " + ty + ")");
     Val r = Emit("call " + ty + " @llvm.pow." + sfx + "(" + ty + " " + x.v + ", " + ty + " " + y.v + ")", t);
     return IsHalf(Val{"", rt}) ? Narrow(r, rt) : r;
