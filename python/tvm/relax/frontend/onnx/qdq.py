@@ -50,7 +50,8 @@ def dequantized(ctx, i, qtypes=QTYPES):
     if qs is None or ss is None:
         return None
     if int(np.prod(ss)) == 1:
-        return _DQ(q, R.reshape(scale, []), zp, None)
+        c = const_of(scale)  # kept a Constant: _int_bias compares the scales' values
+        return _DQ(q, _expr.const(c.reshape(())) if c is not None else R.reshape(scale, []), zp, None)
     if len(ss) != 1 or not qs:
         return None
     return _DQ(q, scale, zp, int(attrs.get("axis", 1)) % len(qs))
