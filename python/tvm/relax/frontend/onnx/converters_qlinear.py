@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import op as R
 from .converters import Converter, _ints, register
-from .converters_math import round_half_even
+from .converters_math import round_half_even_then_clip
 from .integer_products import conv_int32, matmul_int32
 
 _RANGES = {"uint8": (0, 255), "int8": (-128, 127)}
@@ -35,7 +35,7 @@ def requantize(ctx, acc, scale_a, scale_b, scale_y, zp_y, out_dt, ch_axis=None):
     if zp_y is not None:
         y = R.add(y, R.reshape(R.astype(zp_y, "float64"), []))
     lo, hi = _RANGES[out_dt]
-    y = R.clip(round_half_even(ctx.bb.emit(y), "float64"), float(lo), float(hi))
+    y = R.clip(round_half_even_then_clip(y, "float64"), float(lo), float(hi))
     return R.astype(y, out_dt)
 
 
