@@ -15,7 +15,9 @@ and LLVM vectorizes the integer product. Hypothesis checks the integer matmul / 
 (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv) against numpy / onnx's reference
 on odd sizes, tails, batch 1, zero points and scales."""
 
+import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -31,7 +33,8 @@ import tvm
 from tvm import relax, tir
 from tvm.relax.frontend.onnx import from_onnx
 
-import quant_models
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # quant_models beside this file
+import quant_models  # noqa: E402
 
 _SLOW = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -94,7 +97,6 @@ def test_full_range_per_channel_matches_the_graph():
     running the QDQ graph node by node, the model's meaning (its fused u8 x s8 kernel
     saturates int16 pairs on CPUs without VNNI, see quant_models.quantize)."""
     from onnxruntime import quantization as q
-    import os
     import tempfile
 
     f = quant_models.cnn(seed=3)
@@ -198,13 +200,12 @@ def test_matmul_integer_vs_numpy(case):
     a, b, za, zb, b_const = case
     inputs, inits = {"a": a}, {}
     (inits if b_const else inputs)["b"] = b
-    names = ["a", "b"]
     for key, z, dt in (("za", za, a.dtype), ("zb", zb, b.dtype)):
         inits[key] = z if z is not None else np.zeros([], dt)
     model = _node_model("MatMulInteger", inputs, inits, list(a.shape[:-1]) + [b.shape[1]])
-    del names
-    want = (a.astype(np.int64) - (za.reshape(-1, 1) if za is not None and za.ndim else (za if za is not None else 0))) \
-        @ (b.astype(np.int64) - (zb if zb is not None else 0))
+    za64 = 0 if za is None else za.astype(np.int64).reshape(-1, 1)  # per tensor, or one per row
+    zb64 = 0 if zb is None else zb.astype(np.int64)  # per tensor, or one per column
+    want = (a.astype(np.int64) - za64) @ (b.astype(np.int64) - zb64)
     ex = tvm.compile(from_onnx(model), target="llvm")
     vm = relax.VirtualMachine(ex, tvm.cpu())
     got = vm["main"](*[tvm.runtime.tensor(v) for v in inputs.values()]).numpy()
