@@ -70,11 +70,12 @@ def input_shape(model):
     return [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
 
 
-def quantize(model, how, per_channel=False):
+def quantize(model, how, per_channel=False, activations="uint8"):
     """The model quantized by onnxruntime: how = "static" (QDQ) or "dynamic". Per-channel
     weights use reduce_range (7-bit weights), onnxruntime's advice for CPUs without VNNI:
     there its u8 x s8 kernel adds pairs of products in int16 (vpmaddubsw), which saturates
-    for full-range weights and then differs from the graph's meaning by many steps."""
+    for full-range weights and then differs from the graph's meaning by many steps.
+    activations: "uint8" (onnxruntime's default) or "int8" (static only; asymmetric)."""
     from onnxruntime import quantization as q
 
     with tempfile.TemporaryDirectory() as d:
@@ -83,8 +84,9 @@ def quantize(model, how, per_channel=False):
         if how == "static":
             q.quantize_static(src, dst, _Calibration(model.graph.input[0].name, input_shape(model)),
                               quant_format=q.QuantFormat.QDQ, per_channel=per_channel,
-                              reduce_range=per_channel, activation_type=q.QuantType.QUInt8,
-                              weight_type=q.QuantType.QInt8)
+                              reduce_range=per_channel, weight_type=q.QuantType.QInt8,
+                              activation_type={"uint8": q.QuantType.QUInt8, "int8": q.QuantType.QInt8}[activations],
+                              extra_options={"ActivationSymmetric": False})
         elif how == "dynamic":
             q.quantize_dynamic(src, dst, per_channel=per_channel, reduce_range=per_channel,
                                weight_type=q.QuantType.QInt8)

@@ -70,10 +70,11 @@ def _within_a_step(ours, want, step):
     assert np.count_nonzero(diff > step * 1e-3) <= 0.01 * diff.size, np.count_nonzero(diff > step * 1e-3)
 
 
-@pytest.mark.parametrize("name", ["mlp", "cnn"])
-@pytest.mark.parametrize("per_channel", [False, True])
-def test_static_qdq_matches_onnxruntime(name, per_channel):
-    model = quant_models.quantize(getattr(quant_models, name)(), "static", per_channel)
+@pytest.mark.parametrize("name,per_channel,activations", [
+    ("mlp", False, "uint8"), ("mlp", True, "uint8"), ("mlp", False, "int8"),
+    ("cnn", False, "uint8"), ("cnn", True, "uint8"), ("cnn", True, "int8")])
+def test_static_qdq_matches_onnxruntime(name, per_channel, activations):
+    model = quant_models.quantize(getattr(quant_models, name)(), "static", per_channel, activations)
     assert {"QuantizeLinear", "DequantizeLinear"} <= {n.op_type for n in model.graph.node}
     x = _input(model)
     _within_a_step(_ours(model, x), _ort(model, x), _output_step(model))
