@@ -74,8 +74,11 @@ def _matmul(bb, call):
                       out_dtype=None if od is None else str(od))
 
 
+_PACKED = ("float32", "int8", "uint8")
+
+
 def _packed_weight(call):
-    """A constant 2-d float32 right operand, packed (N / cols, K, cols) for the CPU register
+    """A constant 2-d float32 / int8 / uint8 right operand, packed (N / cols, K, cols) for the CPU register
     tile DefaultSchedule will give the product (same tile_shape, same target), so the tile
     streams its weights contiguously; None when it does not apply (GPU targets, other
     dtypes, N not a multiple of the tile's columns)."""
@@ -86,8 +89,9 @@ def _packed_weight(call):
     target = Target.current()
     if target is not None and target.is_device:
         return None
-    if not isinstance(b, _expr.Constant) or b.struct_info.ndim != 2 or str(b.struct_info.dtype) != "float32" \
-            or str(a_sinfo.dtype) != "float32" or a_sinfo.ndim < 2 or not a_sinfo.shape_known:
+    # float32, or 8-bit integers (the quantized operators' int8 x int8 -> int32 products)
+    if not isinstance(b, _expr.Constant) or b.struct_info.ndim != 2 or str(b.struct_info.dtype) not in _PACKED \
+            or str(a_sinfo.dtype) != str(b.struct_info.dtype) or a_sinfo.ndim < 2 or not a_sinfo.shape_known:
         return None
     m = a_sinfo.shape[-2]
     ext_i = int(m.value) if hasattr(m, "value") else None

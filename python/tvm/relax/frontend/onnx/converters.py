@@ -278,13 +278,19 @@ class MatMul(Converter):
     def _impl_v1(cls, ctx, inputs, attrs):
         if ctx.all_const():
             return np.matmul(*ctx.consts)
-        return R.matmul(inputs[0], inputs[1])
+        from . import qdq
+        out = qdq.matmul(ctx, inputs, attrs)  # dequantized operands: an integer product
+        return out if out is not None else R.matmul(inputs[0], inputs[1])
 
 
 @register("Gemm")
 class Gemm(Converter):
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
+        from . import qdq
+        out = qdq.gemm(ctx, inputs, attrs)  # dequantized operands: an integer product
+        if out is not None:
+            return out
         a, b = inputs[0], inputs[1]
         if attrs.get("transA", 0):
             a = R.permute_dims(a, [1, 0])

@@ -26,6 +26,23 @@ class Round(Converter):
         return round_half_even(x, dt)
 
 
+# 1.5 * 2^(mantissa bits): adding it leaves no fraction bits, so the hardware's rounding
+# (to nearest, ties to even) rounds x; subtracting it gives the rounded x back.
+_MAGIC = {"float32": 1.5 * 2.0 ** 23, "float64": 1.5 * 2.0 ** 52}
+
+
+def round_half_even_then_clip(x, dt):
+    """round_half_even for a value the caller clips to a range within +-2^21: (x + M) - M,
+    two elementwise ops in a chain that FuseOps fuses into its neighbours (round_half_even
+    reads its floor three times, and a value with several readers ends a fused kernel).
+    Exact for |x| < 2^22 (float32) / 2^51 (float64); a larger x comes back within a few
+    units of itself, still outside the clip range. Other types: round_half_even."""
+    if dt not in _MAGIC:
+        return round_half_even(x, dt)
+    m = _expr.const(np.array(_MAGIC[dt], dtype=dt))
+    return R.subtract(R.add(x, m), m)
+
+
 def round_half_even(x, dt):
     """x (a float tensor of dtype dt) rounded to the nearest integer, halves to the even one
     (numpy's rint; also QuantizeLinear's rounding)."""

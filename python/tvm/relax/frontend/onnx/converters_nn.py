@@ -46,6 +46,10 @@ class Conv(Converter):
 
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
+        from . import qdq
+        out = qdq.conv(ctx, inputs, attrs)  # dequantized operands: an integer product
+        if out is not None:
+            return out
         x, w = inputs[0], inputs[1]
         wshape = ctx.static_shape(w)
         if wshape is None:

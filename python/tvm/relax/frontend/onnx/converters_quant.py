@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import op as R
 from .converters import Converter, register
-from .converters_math import round_half_even
+from .converters_math import round_half_even_then_clip
 from .run_time_bounds import _c
 
 _RANGES = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535),
@@ -87,7 +87,7 @@ def quantize(ctx, inputs, attrs):
         s = R.astype(s, dt)
     # float32 holds every value of the 8/16-bit ranges exactly, so the clip and the zero
     # point's addition are done in float (the reference: rint -> int32, + zero point, clip)
-    q = round_half_even(R.divide(x, s), dt)
+    q = round_half_even_then_clip(R.divide(x, s), dt)
     q = R.astype(q, "float32")
     if zp is not None:
         q = R.add(q, R.astype(_broadcast_param(ctx, zp, x, axis, bs), "float32"))

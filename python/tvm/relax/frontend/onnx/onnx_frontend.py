@@ -49,6 +49,7 @@ class GraphImporter:
         # tensor goes into `values` only when an op needs one (value())
         self.shape_values = {}
         self.sym = {}         # dim_param name -> tir.Var
+        self.producers = {}   # ONNX value name -> the node that computes it (qdq.py reads it)
         self.bb = BlockBuilder()
 
     # ---- helpers used by converters ----
@@ -209,6 +210,9 @@ class GraphImporter:
                     self.bb.normalize(outs[0]).struct_info, _expr.TupleStructInfo):
                 tup = self.bb.emit(outs[0])
                 outs = [_expr.TupleGetItem(tup, i) for i in range(len(names))]
+        for name in names:
+            if name:
+                self.producers[name] = node
         for name, value in zip(names, outs):
             if not name or value is None:
                 continue
