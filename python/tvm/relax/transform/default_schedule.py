@@ -13,6 +13,8 @@ Rules, per block, first that applies:
     _MIN_PARALLEL_WORK iterations in all (the tile rule too).
 A rule that does not apply to a block's shape (ScheduleError) falls back to the next one.
 Functions with the attr "tir.is_scheduled" are left alone; the result carries it.
+Structurally equal PrimFuncs are merged first (dedup_prim_funcs.py): a network's repeated
+layers are scheduled and compiled once.
 """
 
 from ... import tir
@@ -265,6 +267,9 @@ def DefaultSchedule():  # noqa: N802 (TVM's naming of passes)
     from .. import expr as _expr
 
     def run(mod, ctx):
+        from .dedup_prim_funcs import deduplicate_prim_funcs
+
+        mod = deduplicate_prim_funcs(mod)  # repeated layers scheduled and compiled once
         out = {}
         for name, f in mod.functions.items():
             if isinstance(f, _expr.Function) or "tir.is_scheduled" in f.attrs:
