@@ -3,7 +3,14 @@ run: compile time and latency (best of N) with 1 and 2 threads.
 
     PYTHONPATH=python python3 benchmarks/model_bench.py [--repeat 50] [--no-apache-tvm]
 
-Models (ONNX, built by tests/compiler_py/test_onnx_frontend.py's builders):
+    PYTHONPATH=python python3 benchmarks/model_bench.py --profile --models squeezenet,resnet50
+
+Each side (ours, onnxruntime, apache-tvm) runs each model in a process of its own; the
+1-minute load average before each model is printed beside it. `--profile` adds the five
+slowest kernels of ours per model (VirtualMachine.profile, 1 thread).
+
+Models (ONNX; built by tests/compiler_py/test_onnx_frontend.py's builders, bert_model.py and
+imagenet_models.py):
   mlp        784-512-512-10 (Gemm, Relu, Softmax), batch 1 and 64
   encoder    a transformer encoder block, seq 128, d 256, 4 heads, FFN 1024 (MatMul, Softmax,
              LayerNormalization, Erf GELU, a mask)
@@ -11,6 +18,10 @@ Models (ONNX, built by tests/compiler_py/test_onnx_frontend.py's builders):
              Gemm) on 3x16x16, batch 8
   resnet18   ResNet-18's layout (7x7/2 stem, max pool, 4 stages of 2 basic blocks with 64,
              128, 256, 512 channels, global pool, FC 1000) on 3x64x64, batch 1 (~150 MFLOP)
+  bert6      a BERT-class encoder: 6 layers, hidden 384, 6 heads, FFN 1536, seq 128, batch 1
+             and 8 (padded sequences, additive mask)
+  squeezenet, shufflenet, resnet50, densenet121, inception_v1/v2, vgg19: the onnx package's
+             model-test architectures at 224x224, batch 1, seeded random weights
 Threads: ours through runtime.SetNumThreads, onnxruntime through intra_op_num_threads,
 apache-tvm through TVM_NUM_THREADS (its process reads it at start).
 
@@ -97,71 +108,157 @@ def apache_tvm(py, model, feeds, threads, repeat, tmp):
     return res["compile_s"], res["ms"], np.load(opath)["y"]
 
 
+def _models():
+    """name -> builder of (ModelProto, feeds): the matrix-shaped models and the CNNs."""
+    from bert_model import bert_encoder_model
+    from imagenet_models import imagenet_model
+    from test_onnx_frontend import attention_block_model, mlp_model, resnet_model
+
+    rng = np.random.default_rng(0)
+    models = {
+        "mlp b1": lambda: (mlp_model((784, 512, 512, 10)), {"x": rng.random((1, 784), "float32")}),
+        "mlp b64": lambda: (mlp_model((784, 512, 512, 10)), {"x": rng.random((64, 784), "float32")}),
+        "encoder s128 d256": lambda: (attention_block_model(seq=128, d=256, heads=4),
+                                      {"x": rng.standard_normal((1, 128, 256)).astype("float32"),
+                                       "mask": np.ones((1, 128), "float32")}),
+        "bert6 d384 b1": lambda: bert_encoder_model(layers=6, hidden=384, heads=6, seq=128, batch=1),
+        "bert6 d384 b8": lambda: bert_encoder_model(layers=6, hidden=384, heads=6, seq=128, batch=8),
+        "resnet b8": lambda: (resnet_model(), {"x": rng.standard_normal((8, 3, 16, 16)).astype("float32")}),
+        "resnet18 64x64 b1": lambda: (resnet18_model(), {"x": rng.standard_normal((1, 3, 64, 64)).astype("float32")}),
+    }
+    for name in ("squeezenet", "shufflenet", "resnet50", "densenet121", "inception_v1", "inception_v2", "vgg19"):
+        models[name] = (lambda n: lambda: imagenet_model(n))(name)
+    return models
+
+
+DEFAULT_MODELS = ["mlp b1", "mlp b64", "encoder s128 d256", "bert6 d384 b1", "bert6 d384 b8", "squeezenet",
+                  "shufflenet", "resnet50", "densenet121", "inception_v2", "vgg19"]
+
+
+def worker(args):
+    """One side (ours or onnxruntime) on one model, in a process of its own: compile (ours) or
+    session creation, 1 and 2 threads, best of --repeat; JSON on the last line."""
+    import onnx
+
+    model = onnx.load(args.model_file)
+    feeds = dict(np.load(args.feeds))
+    out = {"ms": {}}
+    if args.worker == "ours":
+        import tvm
+        import tvm_ffi
+        from tvm import relax
+        from tvm.relax.frontend.onnx import from_onnx
+
+        t = time.time()
+        ex = relax.build(from_onnx(model), "llvm")
+        out["compile_s"] = time.time() - t
+        vm = relax.VirtualMachine(ex, tvm.cpu())
+        inputs = [tvm.runtime.tensor(v) for v in feeds.values()]
+        set_threads = tvm_ffi.get_global_func("runtime.SetNumThreads")
+        for threads in (1, 2):
+            set_threads(threads)
+            result = vm["main"](*inputs)
+            out["ms"][threads] = _best(lambda: vm["main"](*inputs), args.repeat)
+        np.save(args.output, result.numpy())
+        if args.profile:
+            set_threads(1)
+            reports = [vm.profile("main", *inputs) for _ in range(3)]
+            best = min(reports, key=lambda r: r.total_us)
+            out["top"] = [(c["Name"], c["Duration (us)"] / 1e3, c["Percent"]) for c in best.top(5)]
+    else:
+        import onnxruntime as ort
+
+        for threads in (1, 2):
+            so = ort.SessionOptions()
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = 1
+            t = time.time()
+            sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+            out.setdefault("compile_s", time.time() - t)
+            result = sess.run(None, feeds)[0]
+            out["ms"][threads] = _best(lambda: sess.run(None, feeds), args.repeat)
+        np.save(args.output, result)
+    print(json.dumps(out))
+
+
+def _run_worker(side, mpath, fpath, opath, repeat, profile):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", side, "--model-file", mpath, "--feeds", fpath,
+           "--output", opath, "--repeat", str(repeat)] + (["--profile"] if profile else [])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return "failed: %s" % (p.stderr.strip().splitlines() or ["?"])[-1][:160]
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    res["ms"] = {int(k): v for k, v in res["ms"].items()}
+    res["out"] = np.load(opath)
+    return res
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--no-apache-tvm", action="store_true")
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                        help="comma-separated; also: resnet b8, resnet18 64x64 b1, inception_v1")
+    parser.add_argument("--profile", action="store_true", help="the five slowest kernels of ours per model")
+    parser.add_argument("--worker", choices=["ours", "ort"], help=argparse.SUPPRESS)
+    parser.add_argument("--model-file", help=argparse.SUPPRESS)
+    parser.add_argument("--feeds", help=argparse.SUPPRESS)
+    parser.add_argument("--output", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        return worker(args)
 
-    import onnxruntime as ort
-    import tvm
-    import tvm_ffi
-    from test_onnx_frontend import attention_block_model, mlp_model, resnet_model
-    from tvm import relax
-    from tvm.relax.frontend.onnx import from_onnx
-
+    builders = _models()
+    names = [n.strip() for n in args.models.split(",") if n.strip()]
+    unknown = [n for n in names if n not in builders]
+    if unknown:
+        parser.error("unknown models %s (known: %s)" % (unknown, ", ".join(builders)))
     peer = None if args.no_apache_tvm else _peer_python()
-    set_threads = tvm_ffi.get_global_func("runtime.SetNumThreads")
-    rng = np.random.default_rng(0)
-    cases = [
-        ("mlp b1", mlp_model((784, 512, 512, 10)), {"x": rng.random((1, 784), "float32")}),
-        ("mlp b64", mlp_model((784, 512, 512, 10)), {"x": rng.random((64, 784), "float32")}),
-        ("encoder s128 d256", attention_block_model(seq=128, d=256, heads=4),
-         {"x": rng.standard_normal((1, 128, 256)).astype("float32"), "mask": np.ones((1, 128), "float32")}),
-        ("resnet b8", resnet_model(), {"x": rng.standard_normal((8, 3, 16, 16)).astype("float32")}),
-        ("resnet18 64x64 b1", resnet18_model(), {"x": rng.standard_normal((1, 3, 64, 64)).astype("float32")}),
-    ]
-    print("latency in ms, best of %d; ratio = ours / peer (below 1: ours faster)" % args.repeat)
+    print("latency in ms, best of %d; ratio = ours / peer (below 1: ours faster); each side in its own "
+          "process; load = 1-minute load average before the model's runs (%d CPUs)" % (args.repeat, os.cpu_count()))
     print("apache-tvm 0.27: %s" % ("measured (%s)" % peer if peer else "not measured"))
-    head = "%-18s %-8s %9s | %9s %9s | %9s %9s"
-    print(head % ("model", "compiler", "compile s", "1 thread", "ratio", "2 threads", "ratio"))
+    head = "%-18s %-10s %9s | %9s %7s | %9s %7s | %7s | %5s"
+    print(head % ("model", "compiler", "compile s", "1 thread", "ratio", "2 threads", "ratio", "2t/1t", "load"))
+    tops = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, model, feeds in cases:
-            t = time.time()
-            ex = relax.build(from_onnx(model), "llvm")
-            compile_s = time.time() - t
-            vm = relax.VirtualMachine(ex, tvm.cpu())
-            inputs = [tvm.runtime.tensor(v) for v in feeds.values()]
-            rows = {"ours": [compile_s], "ort": ["-"], "apache-tvm": ["-"]}
-            for threads in (1, 2):
-                so = ort.SessionOptions()
-                so.intra_op_num_threads = threads
-                so.inter_op_num_threads = 1
-                sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-                ref = sess.run(None, feeds)[0]
-                set_threads(threads)
-                np.testing.assert_allclose(vm["main"](*inputs).numpy(), ref, rtol=1e-3, atol=1e-3)
-                ours = _best(lambda: vm["main"](*inputs), args.repeat)
-                rows["ours"] += [ours, None]
-                rows["ort"] += [_best(lambda: sess.run(None, feeds), args.repeat), ours]
-                if peer:
-                    res = apache_tvm(peer, model, feeds, threads, args.repeat, tmp)
-                    if isinstance(res, str):
-                        rows["apache-tvm"] += [res, None]
-                    else:
-                        np.testing.assert_allclose(res[2], ref, rtol=1e-3, atol=1e-3)
-                        rows["apache-tvm"][0] = res[0]
-                        rows["apache-tvm"] += [res[1], ours]
-            for k, (who, r) in enumerate(rows.items()):
-                if who == "apache-tvm" and not peer:
+        for name in names:
+            model, feeds = builders[name]()
+            mpath, fpath = os.path.join(tmp, "m.onnx"), os.path.join(tmp, "in.npz")
+            with open(mpath, "wb") as f:
+                f.write(model.SerializeToString())
+            np.savez(fpath, **feeds)
+            load = os.getloadavg()[0]
+            ort_res = _run_worker("ort", mpath, fpath, os.path.join(tmp, "ort.npy"), args.repeat, False)
+            ours = _run_worker("ours", mpath, fpath, os.path.join(tmp, "ours.npy"), args.repeat, args.profile)
+            rows = [("ours", ours), ("onnxruntime", ort_res)]
+            if peer:
+                runs = [apache_tvm(peer, model, feeds, t, args.repeat, tmp) for t in (1, 2)]
+                bad = [r for r in runs if isinstance(r, str)]
+                rows.append(("apache-tvm", bad[0] if bad else
+                             {"compile_s": runs[0][0], "ms": {1: runs[0][1], 2: runs[1][1]}, "out": runs[0][2]}))
+            ref = ort_res["out"] if isinstance(ort_res, dict) else None
+            for who, r in rows:
+                if isinstance(r, dict) and ref is not None and who != "onnxruntime":
+                    np.testing.assert_allclose(r["out"], ref, rtol=1e-3, atol=1e-3,
+                                               err_msg="%s on %s differs from onnxruntime" % (who, name))
+            for k, (who, r) in enumerate(rows):
+                label = name if k == 0 else ""
+                if isinstance(r, str):
+                    print(head % (label, who, "-", r, "", "", "", "", ""))
                     continue
-                cells = [name if k == 0 else "", who, r[0] if isinstance(r[0], str) else "%.2f" % r[0]]
-                for ms, mine in ((r[1], r[2]), (r[3], r[4])):
-                    if isinstance(ms, str):
-                        cells += [ms, ""]
-                    else:
-                        cells += ["%.3f" % ms, "" if mine is None else "%.2fx" % (mine / ms)]
+                cells = [label, who, "%.2f" % r["compile_s"]]
+                for t in (1, 2):
+                    ratio = "" if who == "ours" or not isinstance(ours, dict) else "%.2fx" % (ours["ms"][t] / r["ms"][t])
+                    cells += ["%.3f" % r["ms"][t], ratio]
+                cells += ["%.2f" % (r["ms"][1] / r["ms"][2]), "%.1f" % load if k == 0 else ""]
                 print(head % tuple(cells))
+            sys.stdout.flush()
+            if isinstance(ours, dict) and "top" in ours:
+                tops[name] = ours["top"]
+    if tops:
+        print("\nThe five slowest kernels of ours per model (1 thread; ms, share of the call):")
+        for name, top in tops.items():
+            print("  %s: %s" % (name, "; ".join("%s %.2f (%.0f%%)" % tuple(t) for t in top)))
 
 
 if __name__ == "__main__":
