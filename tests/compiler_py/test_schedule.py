@@ -64,6 +64,27 @@ def test_long_unrolled_loops_keep_the_llvm_hint():
     assert "llvm.loop.unroll.full" in mod.llvm_ir
 
 
+@pytest.mark.parametrize("n", [1, 5, 6, 13])
+def test_split_of_a_symbolic_extent_rounded_up_needs_no_predicate(n):
+    """A symbolic extent written floordiv(m + 5, 6) * 6 (a dynamic batch padded to a tile's
+    rows) splits by 6, 3 or 2 without a predicate; by 4 it keeps one. Same numbers both ways."""
+    m = tir.Var("m", "int64")
+    A = te.placeholder((m, 4), "float32", "A")
+    B = te.compute(((m + 5) // 6 * 6, 4), lambda i, j: A[tir.min(i, m - 1), j] * 2.0, name="B")
+    for factor, predicated in ((6, False), (3, False), (2, False), (4, True)):
+        sch = tir.Schedule(te.create_prim_func([A, B]))
+        i, _ = sch.get_loops(sch.get_block("B"))
+        sch.split(i, factors=[None, factor])
+        text = str(sch.func)
+        assert ("T.where(" in text) == predicated, (factor, text)
+        mod = tvm_compile(sch.mod)
+        a = np.random.randn(n, 4).astype("float32")
+        rows = (n + 5) // 6 * 6
+        b = np.zeros((rows, 4), "float32")
+        mod["main"](a, b)
+        np.testing.assert_allclose(b, 2 * a[np.minimum(np.arange(rows), n - 1)])
+
+
 def test_split_with_tail_and_fuse():
     A = te.placeholder((37, 5), "float32", "A")
     B = te.compute((37, 5), lambda i, j: A[i, j] * 3.0, name="B")

@@ -14,12 +14,29 @@ def pack_weight(b, cols):
     return np.ascontiguousarray(b.reshape(k, n // cols, cols).transpose(1, 0, 2))
 
 
-def matmul_packed(a, bp, out_dtype=None):
-    """a (..., M, K) @ B where bp = pack_weight(B, cols): (..., M, N)."""
+def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None):
+    """a (..., M, K) @ B where bp = pack_weight(B, cols): (..., M, N).
+
+    `pad_rows_to` (for a 2-d `a` whose M is symbolic: a dynamic batch): the product runs over
+    M rounded up to a multiple of it (rows past M re-read row M - 1) and a copy stage takes
+    the first M rows, so the register tile over rows divides its extent and its loops carry
+    no predicate (a predicated tile is not vectorized); the write-back stage is the only
+    one bounded by M."""
     groups, k, cols = bp.shape
     kk = te.reduce_axis((0, k), "k")
     dtype = out_dtype or str(a.dtype)
     lead = list(a.shape[:-1])
+    if pad_rows_to and len(a.shape) == 2:
+        m, r = a.shape[0], pad_rows_to
+        m_pad = (m + (r - 1)) // r * r
+
+        def fp(i, j):
+            x, y = a[tir.min(i, m - 1), kk], bp[j // cols, kk, j % cols]
+            if str(x.dtype) != dtype:
+                x, y = tir.cast(x, dtype), tir.cast(y, dtype)
+            return te.sum(x * y, axis=kk)
+        padded = te.compute([m_pad, groups * cols], fp, name="matmul_rows")
+        return te.compute([m, groups * cols], lambda i, j: padded[i, j], name="matmul")
 
     def f(*i):
         x, y = a[tuple(list(i[:-1]) + [kk])], bp[i[-1] // cols, kk, i[-1] % cols]

@@ -32,6 +32,21 @@ class PredicateAdder : public ExprMutator {
   PrimExpr cond_;
 };
 
+/*!
+ * \brief Whether a symbolic extent is a multiple of `known`: it is written floordiv(x, c) * c
+ * (a dimension rounded up to a multiple of c, e.g. a dynamic batch padded to a register
+ * tile's rows) and `known` divides c. A split by such factors needs no predicate.
+ */
+bool SymbolicMultipleOf(const PrimExpr& extent, int64_t known) {
+  const auto* mul = extent.as<MulNode>();
+  if (mul == nullptr) return false;
+  const int64_t* c = AsConstInt(mul->b);
+  const auto* div = mul->a.as<FloorDivNode>();
+  if (c == nullptr || div == nullptr || *c <= 0 || *c % known != 0) return false;
+  const int64_t* d = AsConstInt(div->b);
+  return d != nullptr && *d == *c;
+}
+
 Array<Any> Split(const PrimFunc& f, const Var& loop, const Array<Any>& factors) {
   const char* prim = "split";
   StmtPath p = FindLoop(f, loop, prim);
@@ -85,6 +100,8 @@ Array<Any> Split(const PrimFunc& f, const Var& loop, const Array<Any>& factors) 
     int64_t prod = 1;
     for (const PrimExpr& e : exts) prod *= *AsConstInt(e);
     divides = prod == *ce;
+  } else if (none_at >= 0 && SymbolicMultipleOf(n->extent, known)) {
+    divides = true;  // the None factor's extent, ceil(extent / known), is then exact
   }
   if (!divides) body = PredicateAdder(MakeBinary("tir.LT", fused, n->extent)).VisitStmt(body);
   for (size_t k = factors.size(); k-- > 0;) body = MakeFor(vars[k], IntImm(t, 0), exts[k], 0, body);

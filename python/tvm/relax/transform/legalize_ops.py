@@ -69,12 +69,26 @@ def _matmul(bb, call):
     packed = _packed_weight(call)
     if packed is not None:
         return bb.call_te(in_float32(matmul_packed.matmul_packed, res), call.args[0], packed,
-                          out_dtype=None if od is None else str(od), primfunc_name_hint="matmul")
+                          out_dtype=None if od is None else str(od), pad_rows_to=_symbolic_rows_tile(call),
+                          primfunc_name_hint="matmul")
     return bb.call_te(in_float32(topi.matmul, res), call.args[0], call.args[1],
                       out_dtype=None if od is None else str(od))
 
 
 _PACKED = ("float32", "int8", "uint8")
+
+
+def _symbolic_rows_tile(call):
+    """The register tile's row count when the left operand is 2-d with a symbolic row count
+    (a dynamic batch), else None (static rows get an exact tile from tile_shape)."""
+    from ...target import Target
+    from .default_schedule import tile_shape
+
+    a = call.args[0].struct_info
+    if a.ndim != 2 or hasattr(a.shape[0], "value"):
+        return None
+    n = int(call.args[1].struct_info.shape[1].value)
+    return tile_shape((Target.current() or Target("llvm")).fp32_lanes, None, n)[0]
 
 
 def _packed_weight(call):
