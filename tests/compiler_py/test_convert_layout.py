@@ -146,3 +146,35 @@ def test_nchw_request_changes_nothing():
     mod = fire_net(np.random.default_rng(2), 1, 9)
     new = T.ConvertLayout({"relax.nn.conv2d": ["NCHW", "default"]})(mod)
     assert not calls(new, "relax.permute_dims")
+
+
+@settings(max_examples=10, deadline=None)
+@given(hw=st.integers(3, 9), c=st.sampled_from([16, 24]), scale=st.booleans(), center=st.booleans(),
+       seed=st.integers(0, 1000))
+def test_pre_activation_batch_norm_stays_channels_last(hw, c, scale, center, seed):
+    """DenseNet's order: concat -> batch_norm -> relu -> conv. The batch norm (not after a
+    conv, so not folded) becomes x * scale + shift channels-last: no transpose between the
+    convolutions; the numbers are the unconverted module's."""
+    rng = np.random.default_rng(seed)
+    x = relax.Var("x", relax.TensorStructInfo([1, 3, hw, hw], "float32"))
+    w1 = relax.const(rng.standard_normal((c, 3, 3, 3)).astype("float32"))
+    w2 = relax.const(rng.standard_normal((c, 2 * c, 1, 1)).astype("float32"))
+    stats = [relax.const((rng.random(2 * c) + 0.5).astype("float32")) for _ in range(4)]
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(R.nn.conv2d(x, w1, padding=1))
+            y = bb.emit(R.concat([a, bb.emit(R.nn.relu(a))], axis=1))
+            bn = bb.emit(R.nn.batch_norm(y, *stats, axis=1, epsilon=1e-3, scale=scale, center=center,
+                                         training=False))
+            y = bb.emit(R.nn.relu(bb.emit(relax.TupleGetItem(bn, 0))))
+            out = bb.emit_output(bb.emit(R.nn.conv2d(y, w2)))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    new = T.DeadCodeElimination()(T.ConvertLayout(NHWC)(mod))
+    assert not calls(new, "relax.nn.batch_norm")
+    assert len(calls(new, "relax.permute_dims")) == 2  # the input and the output
+    xs = rng.standard_normal((1, 3, hw, hw)).astype("float32")
+    want = outputs(mod, xs, "zero")
+    np.testing.assert_allclose(outputs(new, xs, "zero"), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(outputs(mod, xs, "default"), want, rtol=1e-4, atol=1e-4)

@@ -9,7 +9,8 @@ kernel layout is kept: "default"; legalization transposes constant weights once)
 layout then travels forward through the operators that do not care where the channels are,
 each rewritten for the new layout: unary elementwise ops, binary broadcast ops (a constant
 operand is transposed here; a 4-d variable operand is transposed by a permute_dims), max /
-average / adaptive average pooling (their `layout`) and concat along the channels. Any other
+average / adaptive average pooling (their `layout`), concat along the channels and inference
+batch_norm with constant parameters (its normalized output as x * scale + shift). Any other
 use of a converted value reads an NCHW copy made just before that use (once per value), and
 so do the function's outputs; values nobody reads in NCHW are never transposed back.
 Bindings outside dataflow blocks are left alone.
@@ -54,6 +55,11 @@ class _Converter(ExprMutator):
     def visit_function(self, name, func):
         self._last = {}   # key(original var) -> its value in the desired layout (new var)
         self._first = {}  # key(original var) -> its NCHW copy, once made
+        self._orig = {}   # key(original var) -> its original bound value
+        body = func.body
+        for block in (body.blocks if isinstance(body, _expr.SeqExpr) else []):
+            for b in block.bindings:
+                self._orig[key(b.var)] = b.value
         return super().visit_function(name, func)
 
     # A converted value read where NCHW is needed: its NCHW copy, made on first such read.
@@ -87,13 +93,54 @@ class _Converter(ExprMutator):
         return None
 
     def visit_var_binding_(self, b):
-        if not isinstance(b.var, _expr.DataflowVar) or not isinstance(b.value, _expr.Call):
+        if not isinstance(b.var, _expr.DataflowVar):
+            return super().visit_var_binding_(b)
+        if isinstance(b.value, _expr.TupleGetItem):
+            new = self._batch_norm_output(b.value)
+            if new is None:
+                return super().visit_var_binding_(b)
+            self._last[key(b.var)] = self.builder_.emit(new, str(b.var.name_hint) + "_nhwc")
+            return self._last[key(b.var)]
+        if not isinstance(b.value, _expr.Call):
             return super().visit_var_binding_(b)
         new = self._convert(b.value)
         if new is None:
             return super().visit_var_binding_(b)
         self._last[key(b.var)] = self.builder_.emit(new, str(b.var.name_hint) + "_nhwc")
         return self._last[key(b.var)]
+
+    def _batch_norm_output(self, item):
+        """Item 0 of an inference batch_norm on the channels of a converted value, with
+        constant parameters: x * scale + shift in the desired layout (scale and shift computed
+        here). The batch_norm binding itself is left to DeadCodeElimination when nothing
+        else reads it. None when it does not apply."""
+        t = item.tuple_value
+        call = self._orig.get(key(t)) if isinstance(t, _expr.Var) and item.index == 0 else None
+        if _op_name(call) != "relax.nn.batch_norm" or bool(_attr(call, "training", False)):
+            return None
+        x = call.args[0]
+        if not (isinstance(x, _expr.Var) and key(x) in self._last and _rank(x) == 4
+                and int(_attr(call, "axis", 1)) in (1, -3)):
+            return None
+        params = [self._constant(a) for a in call.args[1:5]]
+        if any(p is None for p in params):
+            return None
+        gamma, beta, mean, var = [p.astype("float64") for p in params]
+        if not bool(_attr(call, "scale", True)):
+            gamma = np.ones_like(gamma)
+        if not bool(_attr(call, "center", True)):
+            beta = np.zeros_like(beta)
+        scale = gamma / np.sqrt(var + float(_attr(call, "epsilon", 1e-5)))
+        dtype = params[0].dtype
+        shape = (1, 1, 1, -1)
+        y = self.builder_.emit(_op.multiply(self._last[key(x)], _expr.const(scale.astype(dtype).reshape(shape))))
+        return _op.add(y, _expr.const((beta - mean * scale).astype(dtype).reshape(shape)))
+
+    def _constant(self, e):
+        """The numpy value of a constant (or of a var bound to one), else None."""
+        while isinstance(e, _expr.Var) and key(e) in self._orig:
+            e = self._orig[key(e)]
+        return e.data.numpy() if isinstance(e, _expr.Constant) else None
 
     def _convert(self, call):
         """The call rewritten for operands in the desired layout, or None to keep it."""
