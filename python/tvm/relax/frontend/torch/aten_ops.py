@@ -366,7 +366,8 @@ def _conv(ctx, x, w, bias, stride, padding, dilation, groups):
 def _convolution(ctx):
     a = ctx.args
     if a["transposed"]:
-        raise NotImplementedError("transposed convolution")
+        from .aten_nn_extra import convolution_transposed
+        return convolution_transposed(ctx, a)
     return _conv(ctx, a["input"], a["weight"], a["bias"], a["stride"], a["padding"], a["dilation"],
                  a["groups"])
 
@@ -842,3 +843,6 @@ def _arange(ctx):
     else:
         start, end, step = float(start), float(end), float(step)
     return R.arange(start, end, step, dt)
+
+
+from . import aten_nn_extra  # noqa: E402,F401  (registers its converters)
