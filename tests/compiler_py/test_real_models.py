@@ -183,3 +183,47 @@ def test_unet_torch_export_matches_eager():
     xs = _images(3, (2, 3, 64, 64), (1, 3, 64, 64))  # export at 2: torch specializes a 1
     check_torch_export(model, [[xs[0]], [xs[1]]], rtol=1e-4, atol=1e-4,
                        dynamic_shapes=({0: Dim("batch", min=1, max=8)},))
+
+
+# ---------------------------------------------------------------- LSTM tagger
+
+class LSTMTagger(nn.Module):
+    """Embedding -> bidirectional LSTM -> linear tag scores, plus a GRU over the same
+    embeddings (both recurrent kinds in one model), batch-first, dynamic batch. Short
+    sequences: both frontends unroll the steps and compile time grows with them."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(50, 16)
+        self.lstm = nn.LSTM(16, 24, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(16, 12, batch_first=True)
+        self.out = nn.Linear(48 + 12, 5)
+
+    def forward(self, tokens):
+        e = self.embed(tokens)
+        h, _ = self.lstm(e)
+        g, _ = self.gru(e)
+        return self.out(torch.cat([h, g], -1))
+
+
+def _tokens(seed, *shapes):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randint(0, 50, s, generator=g) for s in shapes]
+
+
+def test_lstm_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
+    torch.manual_seed(0)
+    model = LSTMTagger().eval()
+    t = _tokens(1, (2, 5), (3, 5))
+    # the batch is dynamic; the sequence length is not (the converter unrolls the steps)
+    onnx_model = _onnx_export(model, [t[0]], ["tokens"], ["scores"], {"tokens": {0: "N"}})
+    assert {"LSTM", "GRU"} <= {n.op_type for n in onnx_model.graph.node}
+    check_onnx(onnx_model, [[t[0].numpy()], [t[1].numpy()]], tmp_path, rtol=1e-4, atol=1e-4)
+
+
+def test_lstm_torch_export_matches_eager():
+    torch.manual_seed(0)
+    model = LSTMTagger().eval()
+    t = _tokens(2, (2, 5), (3, 5))
+    check_torch_export(model, [[t[0]], [t[1]]], rtol=1e-4, atol=1e-4,
+                       dynamic_shapes=({0: Dim("batch", min=1, max=32)},))

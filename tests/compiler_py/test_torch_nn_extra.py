@@ -1,4 +1,4 @@
-"""torch.export converters for group_norm and transposed convolution vs eager torch, on drawn
+"""torch.export converters for group_norm, transposed convolution and flip vs eager torch, on drawn
 shapes and parameters (hypothesis) and a dynamic batch."""
 
 import numpy as np
@@ -64,3 +64,29 @@ def test_dynamic_batch_and_bad_groups():
         got = vm["main"](tvm.runtime.tensor(x.numpy()))[0].numpy()
         assert got.shape == (b, 4, 6, 6)
         np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=6, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), data=st.data())
+def test_flip_matches_torch(shape, data):
+    dims = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=1, max_size=len(shape),
+                              unique_by=lambda d: d % len(shape)))
+
+    class Flip(nn.Module):
+        def forward(self, x):
+            return torch.flip(x, dims) * 2
+
+    x = torch.randn(*shape)
+    vm = _run(Flip(), [x])
+    np.testing.assert_array_equal(vm["main"](tvm.runtime.tensor(x.numpy()))[0].numpy(), (torch.flip(x, dims) * 2).numpy())
+
+
+def test_flip_of_a_dynamic_extent():
+    class Flip(nn.Module):
+        def forward(self, x):
+            return torch.flip(x, [0, 1])
+
+    vm = _run(Flip(), [torch.randn(3, 2)], dynamic_shapes=({0: Dim("n", min=2, max=9)},))
+    for n in (2, 5):
+        x = torch.arange(n * 2, dtype=torch.float32).reshape(n, 2)
+        np.testing.assert_array_equal(vm["main"](tvm.runtime.tensor(x.numpy()))[0].numpy(), torch.flip(x, [0, 1]).numpy())
