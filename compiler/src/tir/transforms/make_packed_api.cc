@@ -175,13 +175,18 @@ PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
   size_t n = f->params.size();
   b.Assert(Eq(num_args, I32(static_cast<int64_t>(n))), "TypeError",
            name + ": expected " + std::to_string(n) + " arguments");
-  for (size_t i = 0; i < n; ++i) {
-    Var p = f->params[i];
-    std::string where = name + ": argument " + std::to_string(i) + " (" + std::string(p->name) + ")";
-    if (std::optional<Buffer> buf = f->buffer_map.Get(p)) {
-      b.Tensor(args, static_cast<int64_t>(i), *buf, where);
-    } else {
-      b.Scalar(args, static_cast<int64_t>(i), p, where);
+  // Scalars first (as TVM): a buffer's shape may be computed from a scalar parameter that
+  // comes after it (an arange to n + 3 with n passed as a tir_var), checked once n is bound.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < n; ++i) {
+      Var p = f->params[i];
+      std::string where = name + ": argument " + std::to_string(i) + " (" + std::string(p->name) + ")";
+      std::optional<Buffer> buf = f->buffer_map.Get(p);
+      if (pass == 0 && !buf) {
+        b.Scalar(args, static_cast<int64_t>(i), p, where);
+      } else if (pass == 1 && buf) {
+        b.Tensor(args, static_cast<int64_t>(i), *buf, where);
+      }
     }
   }
   Map<String, Any> attrs = f->attrs;

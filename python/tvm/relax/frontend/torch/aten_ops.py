@@ -70,8 +70,12 @@ def _operands(ctx, a, b, out_dtype=None):
     if isinstance(s, float) and not _is_float(dt):
         dt = "float32"
         t = R.astype(t, dt)
-    elif isinstance(s, tir.PrimExpr):
-        raise TypeError("a symbolic scalar operand is not supported")
+    elif isinstance(s, tir.PrimExpr) and not isinstance(s, (tir.IntImm, tir.FloatImm)):
+        # a SymInt (a dimension, e.g. the past length of a KV cache): its run-time value as a
+        # 0-d tensor (shape_to_tensor reads the VM's shape heap)
+        v = R.reshape(R.shape_to_tensor(_expr.ShapeExpr([tir.Cast("int64", s) if str(s.dtype) != "int64" else s])), [])
+        c = ctx.emit(v if dt == "int64" else R.astype(v, dt))
+        return (c, t) if swap else (t, c)
     c = _scalar_const(s, dt)
     return (c, t) if swap else (t, c)
 
@@ -722,6 +726,11 @@ def _index(ctx):
 @register("aten.cat.default", "aten.concat.default")
 def _cat(ctx):
     tensors = [t for t in ctx.arg(0) if t is not None]
+    # torch.cat skips 1-d empty tensors whatever the others' rank (a legacy rule that caches
+    # starting from torch.tensor([]) rely on, e.g. transformers' DynamicCache)
+    nd = max(ctx.ndim(t) for t in tensors)
+    if nd > 1:
+        tensors = [t for t in tensors if not (ctx.ndim(t) == 1 and ctx.shape(t)[0] == 0)] or tensors[:1]
     if len(tensors) == 1:
         return tensors[0]
     dim = _axis(ctx.arg(1), ctx.ndim(tensors[0]))
