@@ -285,3 +285,36 @@ def test_gpt2_torch_export_matches_eager():
     step = GPT2Step(_gpt2())
     args = [_gpt2_inputs(s, 5, 3) for s in (1, 2)]
     check_torch_export(step, args, rtol=2e-4, atol=2e-4)
+
+
+# ---------------------------------------------------------------- BERT (torch.export only)
+
+class BertEncode(nn.Module):
+    """transformers' BertModel: (token ids, attention mask, token types) -> (sequence output,
+    pooled output)."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers import BertConfig, BertModel
+
+        cfg = BertConfig(vocab_size=120, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                         intermediate_size=128, max_position_embeddings=64, attn_implementation="eager")
+        torch.manual_seed(0)
+        self.bert = BertModel(cfg).eval()
+
+    def forward(self, ids, mask, types):
+        out = self.bert(input_ids=ids, attention_mask=mask, token_type_ids=types)
+        return out.last_hidden_state, out.pooler_output
+
+
+def _bert_inputs(seed, batch, seq):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, 120, (batch, seq), generator=g)
+    mask = torch.ones(batch, seq, dtype=torch.int64)
+    mask[0, seq - 2:] = 0  # padding in the first sequence
+    types = torch.randint(0, 2, (batch, seq), generator=g)
+    return [ids, mask, types]
+
+
+def test_bert_torch_export_matches_eager():
+    check_torch_export(BertEncode(), [_bert_inputs(s, 2, 9) for s in (1, 2)], rtol=2e-4, atol=2e-4)

@@ -715,12 +715,14 @@ def _index(ctx):
     x = a["self"]
     idx = list(a["indices"])
     used = [i for i, t in enumerate(idx) if t is not None]
-    if len(used) != 1:
-        raise NotImplementedError("index.Tensor with %d index tensors (one is supported)" % len(used))
-    t = idx[used[0]]
-    if ctx.dtype(t) == "bool":
+    if not used:
+        return x
+    if any(ctx.dtype(idx[i]) == "bool" for i in used):
         raise NotImplementedError("index.Tensor with a bool mask (data-dependent shape)")
-    return R.take(x, t, axis=used[0], mode="wrap")
+    if len(used) == 1:
+        return R.take(x, idx[used[0]], axis=used[0], mode="wrap")
+    from .aten_tensor_extra import advanced_index
+    return advanced_index(ctx, x, idx, used)
 
 
 @register("aten.cat.default", "aten.concat.default")
