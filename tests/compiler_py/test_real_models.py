@@ -267,24 +267,21 @@ def _gpt2_inputs(seed, seq, past):
 
 
 def test_gpt2_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
-    # The sequence length is dynamic, the past length fixed (3): with both symbolic the mask's
-    # Expand to [S, P + S] needs a kernel taking P as a scalar argument (tir_vars), which
-    # call_te does not make yet (docs/frontends.md).
     step = GPT2Step(_gpt2())
     kv = ["k0", "v0", "k1", "v1"]
     onnx_model = _onnx_export(step, _gpt2_inputs(0, 5, 3), ["ids"] + kv, ["logits"] + ["n" + n for n in kv],
-                              {"ids": {1: "S"}})
-    feeds = [[t.numpy() for t in _gpt2_inputs(s, seq, 3)] for s, seq in ((1, 6), (2, 1), (3, 4))]
+                              dict({"ids": {1: "S"}}, **{n: {2: "P"} for n in kv}))
+    # other sequence and past lengths than the export's (a prompt, then single-token steps)
+    feeds = [[t.numpy() for t in _gpt2_inputs(s, seq, past)] for s, seq, past in ((1, 6, 2), (2, 1, 9), (3, 4, 1))]
     check_onnx(onnx_model, feeds, tmp_path, rtol=2e-4, atol=2e-4)
 
 
 def test_gpt2_torch_export_matches_eager():
-    # Static shapes: with a symbolic sequence the mask's arange(past + seq) feeds a fused
-    # kernel whose extents (s + 3) no buffer binds (FuseTIR does not pass tir_vars yet;
-    # docs/frontends.md). Two value sets of the same shapes.
     step = GPT2Step(_gpt2())
-    args = [_gpt2_inputs(s, 5, 3) for s in (1, 2)]
-    check_torch_export(step, args, rtol=2e-4, atol=2e-4)
+    seq, past = Dim("seq", min=2, max=32), Dim("past", min=2, max=32)
+    args = [_gpt2_inputs(s, n, p) for s, n, p in ((1, 5, 3), (2, 2, 9), (3, 7, 2))]
+    check_torch_export(step, args, rtol=2e-4, atol=2e-4,
+                       dynamic_shapes=({1: seq},) + tuple({2: past} for _ in range(4)))
 
 
 # ---------------------------------------------------------------- BERT (torch.export only)
