@@ -1,4 +1,4 @@
-"""Symbolic values that no tensor carries: a kernel whose output extent is computed from a
+"""Symbolic values that no tensor carries: a kernel (single or fused) whose extents are computed from a
 variable no buffer binds takes it as a scalar argument (call_tir's tir_vars; MakePackedAPI
 binds scalars before checking buffer shapes), shape expressions with comparisons and Select
 are computed on the VM's shape heap, and torch.export's SymInt operands (x + x.shape[0])
@@ -66,3 +66,28 @@ def test_symint_operand_and_empty_cat_match_torch():
         got = vm["main"](tvm.runtime.tensor(x.numpy()))
         for g, w in zip(got, m(x)):
             np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+
+
+@settings(max_examples=3, deadline=None)
+@given(sizes=st.lists(st.integers(1, 6), min_size=1, max_size=3))
+def test_fused_kernels_on_computed_extents(sizes):
+    """y: [n + 3] (int) and x: [n]: (y * 2 + 1) fuses to a kernel whose buffers carry only
+    n + 3 (n comes as a tir_var), and y[None, :] + x[:, None] to one whose first buffer's
+    extent n + 3 is checked after the second binds n."""
+    n = tir.Var("n", "int64")
+    x = E.Var("x", E.TensorStructInfo([n], "float32"))
+    y = E.Var("y", E.TensorStructInfo([n + 3], "int64"))
+    bb = BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            a = bb.emit(R.add(R.multiply(y, E.const(np.array(2, "int64"))), E.const(np.array(1, "int64"))))
+            b = bb.emit(R.add(R.expand_dims(R.astype(y, "float32"), [0]), R.expand_dims(x, [1])))
+            out = bb.emit_output(E.Tuple([a, b]))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(tvm.compile(bb.get(), "llvm"), tvm.cpu())
+    for s in sizes:
+        xv = np.arange(s, dtype="float32")
+        yv = np.arange(s + 3, dtype="int64") * 5
+        got_a, got_b = vm["main"](tvm.runtime.tensor(xv), tvm.runtime.tensor(yv))
+        np.testing.assert_array_equal(got_a.numpy(), yv * 2 + 1)
+        np.testing.assert_array_equal(got_b.numpy(), yv[None, :].astype("float32") + xv[:, None])
