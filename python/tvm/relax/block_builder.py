@@ -255,6 +255,20 @@ class BlockBuilder:
         else:
             kouts = outs
         func = te.create_prim_func(kernel_ph + kouts)
+        # Variables of the outputs' shapes that no buffer dimension binds (an arange to n + 3,
+        # a broadcast to [s, p + s] from inputs of other extents) become scalar parameters
+        # after the buffers, passed by the call (TVM's tir_vars).
+        from .transform.vm_shape_lower import prim_free_vars
+        bound = {d._h for t in kernel_ph + kouts for d in t.shape if isinstance(d, tir.Var)}
+        free = {}
+        for t in kouts:
+            for d in t.shape:
+                if not isinstance(d, (tir.Var, tir.IntImm)):
+                    prim_free_vars(d, free)
+        tir_vars = [v for v in free.values() if v._h not in bound]
+        if tir_vars:
+            func = tir.PrimFunc(list(func.params) + tir_vars, func.body, dict(func.buffer_map),
+                                dict(func.attrs))
         name = primfunc_name_hint or getattr(te_func, "__name__", "te_func")
         gvar = self.add_func(func.with_attr("global_symbol", name), name)
         # the symbol must be the (possibly uniquified) module name
@@ -264,7 +278,8 @@ class BlockBuilder:
         out_sinfo = [_expr.TensorStructInfo([ana.simplify(d) for d in o.shape], str(o.dtype))
                      for o in outs]
         from .op import call_tir
-        return call_tir(gvar, tensor_args, out_sinfo if multi else out_sinfo[0])
+        return call_tir(gvar, tensor_args, out_sinfo if multi else out_sinfo[0],
+                        tir_vars=_expr.ShapeExpr(tir_vars) if tir_vars else None)
 
     def emit_te(self, te_func, *args, **kwargs):
         return self.emit(self.call_te(te_func, *args, **kwargs))

@@ -117,10 +117,14 @@ class Builder {
       }
       if (const int64_t* c = AsConstInt(want_e)) {
         msg += " is expected to be " + std::to_string(*c);
-      } else {
-        msg += " does not match";
+        Assert(Eq(dv, arith::Simplify(MakeCast(Int(64), want_e), {})), "ValueError", msg);
+        continue;
       }
-      Assert(Eq(dv, arith::Simplify(MakeCast(Int(64), want_e), {})), "ValueError", msg);
+      // A computed extent (n + 3) may use variables a later buffer binds: checked after
+      // every argument is bound (as TVM's ArgBinder asserts come after its definitions).
+      msg += " does not match";
+      deferred.push_back(Step{Step::kAssert, Eq(dv, arith::Simplify(MakeCast(Int(64), want_e), {})),
+                              "ValueError", msg, Var(), PrimExpr(), Stmt()});
     }
     if (b->strides.empty() && nd > 0) {
       // Checked only when the strides pointer is set (null means compact).
@@ -156,6 +160,7 @@ class Builder {
   }
 
   std::vector<Step> steps;
+  std::vector<Step> deferred;  // computed-extent checks, appended after all arguments
   std::unordered_set<const Object*> bound;
   int device_type{1};
   Var device_id;  // bound from the first tensor of a device function
@@ -175,15 +180,21 @@ PrimFunc MakePackedAPI(const PrimFunc& f, const std::string& name) {
   size_t n = f->params.size();
   b.Assert(Eq(num_args, I32(static_cast<int64_t>(n))), "TypeError",
            name + ": expected " + std::to_string(n) + " arguments");
-  for (size_t i = 0; i < n; ++i) {
-    Var p = f->params[i];
-    std::string where = name + ": argument " + std::to_string(i) + " (" + std::string(p->name) + ")";
-    if (std::optional<Buffer> buf = f->buffer_map.Get(p)) {
-      b.Tensor(args, static_cast<int64_t>(i), *buf, where);
-    } else {
-      b.Scalar(args, static_cast<int64_t>(i), p, where);
+  // Scalars first (as TVM): a buffer's shape may be computed from a scalar parameter that
+  // comes after it (an arange to n + 3 with n passed as a tir_var), checked once n is bound.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < n; ++i) {
+      Var p = f->params[i];
+      std::string where = name + ": argument " + std::to_string(i) + " (" + std::string(p->name) + ")";
+      std::optional<Buffer> buf = f->buffer_map.Get(p);
+      if (pass == 0 && !buf) {
+        b.Scalar(args, static_cast<int64_t>(i), p, where);
+      } else if (pass == 1 && buf) {
+        b.Tensor(args, static_cast<int64_t>(i), *buf, where);
+      }
     }
   }
+  b.steps.insert(b.steps.end(), b.deferred.begin(), b.deferred.end());
   Map<String, Any> attrs = f->attrs;
   attrs.Set(String("calling_conv"), String("packed"));
   attrs.Set(String("global_symbol"), String(name));

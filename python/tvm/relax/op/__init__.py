@@ -104,14 +104,17 @@ min = _reduce("min")  # noqa: A001
 prod = _reduce("prod")
 
 
-def call_tir(gvar, args, out_sinfo):
+def call_tir(gvar, args, out_sinfo, tir_vars=None):
     """Calls PrimFunc `gvar` in destination-passing style: outputs of `out_sinfo` (a
-    TensorStructInfo or a list of them) are allocated and passed after `args`."""
+    TensorStructInfo or a list of them) are allocated and passed after `args`; the values of
+    `tir_vars` (a ShapeExpr) after the outputs, as the PrimFunc's scalar parameters."""
     if isinstance(out_sinfo, (list, tuple)):
         out_sinfo = out_sinfo[0] if len(out_sinfo) == 1 else __import__(
             "tvm.relax.expr", fromlist=["TupleStructInfo"]).TupleStructInfo(list(out_sinfo))
     if not isinstance(args, Tuple):
         args = Tuple(list(args) if isinstance(args, (list, tuple)) else [args])
+    if tir_vars is not None:
+        return Call("relax.call_tir", [gvar, args, tir_vars], None, [out_sinfo])
     return Call("relax.call_tir", [gvar, args], None, [out_sinfo])
 
 

@@ -34,6 +34,8 @@ def _pattern(mod_funcs, call):
     f = _callee(mod_funcs, call)
     if f is None or "op_pattern" not in f.attrs:
         return None
+    if len(call.args) > 2:  # scalar arguments (tir_vars): left unfused, as they are
+        return None
     return int(f.attrs["op_pattern"])
 
 

@@ -73,13 +73,16 @@ class _CallFused(ExprMutator):
     def __init__(self, mod, gvars, prims):
         super().__init__(mod)
         self.gvars, self.prims = gvars, prims
+        self.tir_vars = {}
 
     def visit_var_binding_(self, b):
         v = b.value
         name = str(v.op.name_hint) if isinstance(v, _expr.Call) and isinstance(v.op, _expr.GlobalVar) else None
         if name in self.gvars:
             args = [self.visit_expr(a) for a in v.args]
-            self.emit_binding(b, call_tir(self.gvars[name], args, b.var.struct_info))
+            extra = self.tir_vars.get(name)
+            self.emit_binding(b, call_tir(self.gvars[name], args, b.var.struct_info,
+                                          tir_vars=_expr.ShapeExpr(extra) if extra else None))
         elif name in self.prims:
             self.inline(self.prims[name], [self.visit_expr(a) for a in v.args], b)
         else:
@@ -94,6 +97,26 @@ class _CallFused(ExprMutator):
         self.emit_binding(binding, self.visit_expr(prim.body.body))
 
 
+def _with_unbound_vars(func):
+    """The merged kernel's buffers are declared on the caller's shapes; a variable that only
+    appears inside computed extents (s + 3) is bound by no buffer, so it becomes a scalar
+    parameter passed by the call (tir_vars), as call_te does for single kernels."""
+    from ... import tir
+    from .vm_shape_lower import prim_free_vars
+
+    shapes = [list(b.shape) for b in dict(func.buffer_map).values()]
+    bound = {d._h for sh in shapes for d in sh if isinstance(d, tir.Var)}
+    free = {}
+    for sh in shapes:
+        for d in sh:
+            if not isinstance(d, (tir.Var, tir.IntImm)):
+                prim_free_vars(d, free)
+    unbound = [v for v in free.values() if v._h not in bound]
+    if not unbound:
+        return func, []
+    return tir.PrimFunc(list(func.params) + unbound, func.body, dict(func.buffer_map), dict(func.attrs)), unbound
+
+
 def FuseTIR():  # noqa: N802 (TVM's name)
     from ...ir.transform import ModulePass, PassInfo
 
@@ -101,8 +124,13 @@ def FuseTIR():  # noqa: N802 (TVM's name)
         mod_funcs = {str(k): f for k, f in mod.functions.items()}
         prims = {k: f for k, f in mod_funcs.items() if isinstance(f, _expr.Function) and "Primitive" in f.attrs}
         fused = {k: _merge(k, f, mod_funcs) for k, f in prims.items()}
+        extra = {}
+        for k, f in fused.items():
+            if f is not None:
+                fused[k], extra[k] = _with_unbound_vars(f)
         keep = {k: f for k, f in mod_funcs.items() if k not in prims}
         rw = _CallFused(IRModule(keep), {}, prims)
+        rw.tir_vars = {k: v for k, v in extra.items() if v}
         rw.gvars = {k: rw.builder_.add_func(f, k) for k, f in fused.items() if f is not None}
         return _drop_unreferenced(rw.transform_module())
     return ModulePass(run, PassInfo(0, "relax.FuseTIR"))

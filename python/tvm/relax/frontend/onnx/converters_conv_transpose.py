@@ -10,7 +10,12 @@ reference derives (onnx/reference/ops/op_conv_transpose.py):
 
 The kernel is the gather form of the transposed convolution: output position y takes input
 position x = (y + pad_begin - k * dilation) / stride wherever that divides exactly and lies
-inside the input, summed over the group's input channels and the kernel taps."""
+inside the input, summed over the group's input channels and the kernel taps.
+
+The batch and spatial extents may be symbolic (a model exported with a dynamic batch or image
+size): the output extents are then expressions of them. Channels and the kernel are static;
+output_shape and SAME_* auto_pad with a symbolic spatial extent need the static form (their
+pads depend on the extent) and raise NotImplementedError."""
 
 from ... import op as R
 from .converters import Converter, register
@@ -47,7 +52,7 @@ def _conv_transpose(x, w, *, strides, dilations, pads, out_sizes, group):
         wv = w[(ci, m - g * mg) + tuple(rk)]
         return te.sum(tir.Select(tir.all(*ok), xv * wv, tir.const(0, dt)), axis=[rc] + rk)
     # every loop int64: the default schedule's tiling fuses and splits them together
-    shape = [n, i64(mg * group)] + [i64(o) for o in out_sizes]
+    shape = [n, i64(mg * group)] + [i64(o) if isinstance(o, int) else tir.Cast("int64", o) for o in out_sizes]
     return te.compute(shape, f, name="conv_transpose")
 
 
@@ -57,11 +62,16 @@ class ConvTranspose(Converter):
     def _impl_v1(cls, ctx, inputs, attrs):
         x, w = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) > 2 else None
-        xs, ws = ctx.static_shape(x), ctx.static_shape(w)
-        if xs is None or ws is None:
-            raise NotImplementedError("ConvTranspose: input or weight of a shape unknown at import")
+        from .... import tir
+
+        xs, ws = ctx.shape_of(x), ctx.static_shape(w)
+        if xs is None or ws is None or not isinstance(xs[1], tir.IntImm):
+            raise NotImplementedError("ConvTranspose: input channels or weight of a shape unknown at import")
+        # static extents as ints, symbolic ones (batch, image size) as PrimExprs
+        xs = [int(d.value) if isinstance(d, tir.IntImm) else d for d in xs]
         sd = len(xs) - 2
         ins = xs[2:]
+        symbolic = any(not isinstance(d, int) for d in ins)
         ks = [int(k) for k in attrs.get("kernel_shape", ws[2:])]
         strides = [int(s) for s in attrs.get("strides", [1] * sd)]
         dil = [int(d) for d in attrs.get("dilations", [1] * sd)]
@@ -72,6 +82,9 @@ class ConvTranspose(Converter):
         out_shape = attrs.get("output_shape")
         full = [strides[i] * (ins[i] - 1) + opad[i] + (ks[i] - 1) * dil[i] + 1 for i in range(sd)]
         if pads is None and (out_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER")):
+            if symbolic:
+                raise NotImplementedError("ConvTranspose: output_shape or auto_pad=%s with a spatial "
+                                          "extent unknown at import" % auto_pad)
             out = [int(o) for o in out_shape] if out_shape is not None else \
                 [ins[i] * strides[i] for i in range(sd)]
             out = out[-sd:]

@@ -10,7 +10,9 @@ hidden state with the direction's weights, as the ONNX operator definitions give
 layout 0: X [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h/Y_c [dirs, batch,
 hidden]; layout 1 puts batch first. sequence_lens: a batch entry's steps at or past its
 length leave the state as it is and output zeros (the reverse direction therefore starts at
-each entry's own last step). `clip` bounds the gates' inputs."""
+each entry's own last step). `clip` bounds the gates' inputs. The batch may be symbolic (a
+model exported with a dynamic batch); the sequence length must be known at import (it is
+unrolled) and an unknown one raises NotImplementedError."""
 
 import numpy as np
 
@@ -75,9 +77,12 @@ def recurrent(op, ctx, inputs, attrs):
     c0, p = (get(6), get(7)) if op == "LSTM" else (None, None)
     layout = int(attrs.get("layout", 0))
     dt = ctx.dtype_of(x)
-    xs = ctx.static_shape(x)
-    if xs is None:
-        raise NotImplementedError("%s: an input of a shape unknown at import" % op)
+    from .... import tir
+
+    xs = ctx.shape_of(x)
+    if xs is None or not isinstance(xs[1 if layout else 0], tir.IntImm):
+        raise NotImplementedError("%s: a sequence length unknown at import (the steps are unrolled)" % op)
+    xs = [int(d.value) if isinstance(d, tir.IntImm) else d for d in xs]
     if layout:
         x = R.permute_dims(x, [1, 0, 2])
         h0 = R.permute_dims(h0, [1, 0, 2]) if h0 is not None else None
@@ -92,7 +97,7 @@ def recurrent(op, ctx, inputs, attrs):
     acts = _activations(op, attrs, dirs, dt)
     clip = attrs.get("clip")
     lbr = int(attrs.get("linear_before_reset", 0))
-    zeros = _k(np.zeros((batch, hid)), dt)
+    zeros = _k(np.zeros((batch, hid)), dt) if isinstance(batch, int) else ctx.bb.emit(R.zeros((batch, hid), dt))
     x = ctx.bb.emit(x)
     steps_in = [ctx.bb.emit(R.squeeze(_slice(x, 0, t, 1), [0])) for t in range(t_len)]
     lens = None

@@ -185,7 +185,16 @@ def _equal(ctx, syms, attrs):
     (a, b), scalar = _broadcast(syms)
     # kept as int64 0/1 (a bool cannot sit in a ShapeExpr); materialized as a bool tensor
     one, zero = tir.IntImm("int64", 1), tir.IntImm("int64", 0)
-    return SymShape([tir.Select(tir.EQ(x, y), one, zero) for x, y in zip(a, b)], scalar, "bool")
+    an = analyzer_of(ctx)
+
+    def eq(x, y):
+        # The simplifier folds `P == -1` for a dimension P >= 0 but not `P + S == -1`: decide
+        # from the difference's bounds, so exporters' -1 guards on sums of dimensions fold.
+        d = an.const_int_bound(_simplify(x) - _simplify(y))
+        if d.min_value > 0 or d.max_value < 0:
+            return zero
+        return tir.Select(tir.EQ(x, y), one, zero)
+    return SymShape([eq(x, y) for x, y in zip(a, b)], scalar, "bool")
 
 
 def _where(ctx, syms, attrs):

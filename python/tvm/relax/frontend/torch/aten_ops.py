@@ -70,8 +70,12 @@ def _operands(ctx, a, b, out_dtype=None):
     if isinstance(s, float) and not _is_float(dt):
         dt = "float32"
         t = R.astype(t, dt)
-    elif isinstance(s, tir.PrimExpr):
-        raise TypeError("a symbolic scalar operand is not supported")
+    elif isinstance(s, tir.PrimExpr) and not isinstance(s, (tir.IntImm, tir.FloatImm)):
+        # a SymInt (a dimension, e.g. the past length of a KV cache): its run-time value as a
+        # 0-d tensor (shape_to_tensor reads the VM's shape heap)
+        v = R.reshape(R.shape_to_tensor(_expr.ShapeExpr([tir.Cast("int64", s) if str(s.dtype) != "int64" else s])), [])
+        c = ctx.emit(v if dt == "int64" else R.astype(v, dt))
+        return (c, t) if swap else (t, c)
     c = _scalar_const(s, dt)
     return (c, t) if swap else (t, c)
 
@@ -366,7 +370,8 @@ def _conv(ctx, x, w, bias, stride, padding, dilation, groups):
 def _convolution(ctx):
     a = ctx.args
     if a["transposed"]:
-        raise NotImplementedError("transposed convolution")
+        from .aten_nn_extra import convolution_transposed
+        return convolution_transposed(ctx, a)
     return _conv(ctx, a["input"], a["weight"], a["bias"], a["stride"], a["padding"], a["dilation"],
                  a["groups"])
 
@@ -710,17 +715,24 @@ def _index(ctx):
     x = a["self"]
     idx = list(a["indices"])
     used = [i for i, t in enumerate(idx) if t is not None]
-    if len(used) != 1:
-        raise NotImplementedError("index.Tensor with %d index tensors (one is supported)" % len(used))
-    t = idx[used[0]]
-    if ctx.dtype(t) == "bool":
+    if not used:
+        return x
+    if any(ctx.dtype(idx[i]) == "bool" for i in used):
         raise NotImplementedError("index.Tensor with a bool mask (data-dependent shape)")
-    return R.take(x, t, axis=used[0], mode="wrap")
+    if len(used) == 1:
+        return R.take(x, idx[used[0]], axis=used[0], mode="wrap")
+    from .aten_tensor_extra import advanced_index
+    return advanced_index(ctx, x, idx, used)
 
 
 @register("aten.cat.default", "aten.concat.default")
 def _cat(ctx):
     tensors = [t for t in ctx.arg(0) if t is not None]
+    # torch.cat skips 1-d empty tensors whatever the others' rank (a legacy rule that caches
+    # starting from torch.tensor([]) rely on, e.g. transformers' DynamicCache)
+    nd = max(ctx.ndim(t) for t in tensors)
+    if nd > 1:
+        tensors = [t for t in tensors if not (ctx.ndim(t) == 1 and ctx.shape(t)[0] == 0)] or tensors[:1]
     if len(tensors) == 1:
         return tensors[0]
     dim = _axis(ctx.arg(1), ctx.ndim(tensors[0]))
@@ -842,3 +854,6 @@ def _arange(ctx):
     else:
         start, end, step = float(start), float(end), float(step)
     return R.arange(start, end, step, dt)
+
+
+from . import aten_nn_extra, aten_tensor_extra  # noqa: E402,F401  (register their converters)

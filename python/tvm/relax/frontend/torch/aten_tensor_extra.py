@@ -1,0 +1,73 @@
+"""ATen converters for tensor manipulations that exported models leave in their graphs:
+flip (the reverse direction of a decomposed bidirectional LSTM/GRU) and index.Tensor with
+several index tensors (x[i, j], x[:, i, j]; Hugging Face BERT's position/token-type lookups).
+
+Several index tensors (numpy's advanced indexing): they broadcast to one shape B; the
+indexed axes are moved to the front and gathered at once (gather_nd on the stacked indices,
+negative indices wrapped by the axis extent); the result is B followed by the other axes,
+with B moved to where the first indexed axis was when the indexed axes are adjacent.
+
+flip is a take along each flipped axis with the indices extent-1 ... 0 (a constant for a
+static extent, an arange of the symbolic extent otherwise)."""
+
+import numpy as np
+
+from ... import expr as _expr
+from ... import op as R
+from .aten_ops import register
+
+
+@register("aten.flip.default")
+def _flip(ctx):
+    a = ctx.args
+    x = a["self"]
+    shape = ctx.shape(x)
+    nd = len(shape)
+    for d in sorted({int(d) % nd for d in a["dims"]}):
+        n = shape[d]
+        if isinstance(n, int):
+            idx = _expr.const(np.arange(n - 1, -1, -1, dtype="int64"))
+        else:
+            idx = ctx.emit(R.arange(n - 1, -1, -1, "int64"))
+        x = ctx.emit(R.take(x, idx, axis=d))
+    return x
+
+
+def _broadcast_shape(shapes):
+    nd = max(len(sh) for sh in shapes)
+    out = []
+    for k in range(nd):
+        dims = [sh[k - nd + len(sh)] for sh in shapes if k - nd + len(sh) >= 0]
+        non_one = [d for d in dims if not (isinstance(d, int) and d == 1)]
+        out.append(non_one[0] if non_one else 1)
+    return out
+
+
+def advanced_index(ctx, x, idx, used):
+    xshape = ctx.shape(x)
+    nd = len(xshape)
+    rest = [i for i in range(nd) if i not in used]
+    bshape = _broadcast_shape([ctx.shape(idx[i]) for i in used])
+    cols = []
+    for i in used:
+        t = idx[i]
+        if ctx.dtype(t) != "int64":
+            t = R.astype(t, "int64")
+        ext = xshape[i]
+        if isinstance(ext, int):
+            ext_t = _expr.const(np.array(ext, "int64"))
+        else:
+            ext_t = R.reshape(R.shape_to_tensor(_expr.ShapeExpr([ext])), [])
+        t = R.where(R.less(t, _expr.const(np.array(0, "int64"))), R.add(t, ext_t), t)
+        t = R.broadcast_to(t, bshape)
+        cols.append(ctx.emit(R.expand_dims(t, [len(bshape)])))
+    stacked = ctx.emit(R.concat(cols, axis=len(bshape)))
+    xt = ctx.emit(R.permute_dims(x, used + rest)) if used + rest != list(range(nd)) else x
+    y = ctx.emit(R.gather_nd(xt, stacked))  # B + rest
+    adjacent = used == list(range(used[0], used[-1] + 1))
+    if adjacent and used[0] > 0:
+        nb, pre = len(bshape), used[0]
+        # rest = pre axes then post axes: [B, pre, post] -> [pre, B, post]
+        order = list(range(nb, nb + pre)) + list(range(nb)) + list(range(nb + pre, nb + len(rest)))
+        y = ctx.emit(R.permute_dims(y, order))
+    return y
