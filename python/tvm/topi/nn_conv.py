@@ -112,6 +112,20 @@ def conv_channels_last(padded, weight, strides, dilation, out_dtype=None):
     return te.compute([padded.shape[0]] + out_sp + [weight.shape[nsp + 1]], f, name="conv%dd_nhwc" % nsp)
 
 
+def _pixel_coords(p, out_spatial):
+    """The output coordinates of flattened pixel `p` (the last axis fastest); pixels past the
+    last one (the tile's padding) read the last pixel again, so every index stays in bounds."""
+    npix = 1
+    for e in out_spatial:
+        npix *= int(e)
+    rest, ys = tir.min(i64(p), i64(npix - 1)), []
+    for k in range(len(out_spatial) - 1, -1, -1):
+        e = int(out_spatial[k])
+        ys.insert(0, rest % e if k else rest)
+        rest = rest // e
+    return ys
+
+
 def conv_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out_dtype=None):
     """The channels-last convolution (see conv_channels_last) as a product over flattened
     output pixels: output (N, pixels, O_w) where `pixels` >= prod(out_spatial) and O_w is the
@@ -122,19 +136,11 @@ def conv_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out
     nsp = len(padded.shape) - 2
     ks = list(weight.shape[:nsp])
     out_dtype = out_dtype or str(padded.dtype)
-    npix = 1
-    for e in out_spatial:
-        npix *= int(e)
     rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
     rc = te.reduce_axis((0, weight.shape[nsp]), "rc")
 
     def f(nn, p, oo):
-        q = tir.min(i64(p), i64(npix - 1))
-        ys, rest = [], q
-        for k in range(nsp - 1, -1, -1):  # last spatial axis varies fastest
-            e = int(out_spatial[k])
-            ys.insert(0, rest % e if k else rest)
-            rest = rest // e
+        ys = _pixel_coords(p, out_spatial)
         a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [rc])]
         b = weight[tuple(rk + [rc, oo])]
         if str(a.dtype) != out_dtype:
@@ -166,18 +172,10 @@ def depthwise_pixels_last(padded, weight, out_spatial, strides, dilation, pixels
     nsp = len(padded.shape) - 2
     ks = list(weight.shape[:nsp])
     out_dtype = out_dtype or str(padded.dtype)
-    npix = 1
-    for e in out_spatial:
-        npix *= int(e)
     rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
 
     def f(nn, p, oo):
-        q = tir.min(i64(p), i64(npix - 1))
-        ys, rest = [], q
-        for k in range(nsp - 1, -1, -1):
-            e = int(out_spatial[k])
-            ys.insert(0, rest % e if k else rest)
-            rest = rest // e
+        ys = _pixel_coords(p, out_spatial)
         a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [oo])]
         b = weight[tuple(rk + [oo])]
         if str(a.dtype) != out_dtype:
@@ -197,19 +195,11 @@ def grouped_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, 
     ks = list(weight.shape[:nsp])
     ipg = weight.shape[nsp]
     out_dtype = out_dtype or str(padded.dtype)
-    npix = 1
-    for e in out_spatial:
-        npix *= int(e)
     rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
     rc = te.reduce_axis((0, ipg), "rc")
 
     def f(nn, p, g, oo):
-        q = tir.min(i64(p), i64(npix - 1))
-        ys, rest = [], q
-        for k in range(nsp - 1, -1, -1):
-            e = int(out_spatial[k])
-            ys.insert(0, rest % e if k else rest)
-            rest = rest // e
+        ys = _pixel_coords(p, out_spatial)
         ch = i64(g) * i64(ipg) + rc
         a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [ch])]
         b = weight[tuple(rk + [rc, g, oo])]
