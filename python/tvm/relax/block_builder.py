@@ -258,7 +258,7 @@ class BlockBuilder:
         # Variables of the outputs' shapes that no buffer dimension binds (an arange to n + 3,
         # a broadcast to [s, p + s] from inputs of other extents) become scalar parameters
         # after the buffers, passed by the call (TVM's tir_vars).
-        from .transform.vm_shape_lower import prim_free_vars
+        from .shape_expr import prim_free_vars
         bound = {d._h for t in kernel_ph + kouts for d in t.shape if isinstance(d, tir.Var)}
         free = {}
         for t in kouts:

@@ -102,7 +102,7 @@ def _with_unbound_vars(func):
     appears inside computed extents (s + 3) is bound by no buffer, so it becomes a scalar
     parameter passed by the call (tir_vars), as call_te does for single kernels."""
     from ... import tir
-    from .vm_shape_lower import prim_free_vars
+    from ..shape_expr import prim_free_vars
 
     shapes = [list(b.shape) for b in dict(func.buffer_map).values()]
     bound = {d._h for sh in shapes for d in sh if isinstance(d, tir.Var)}

@@ -40,6 +40,19 @@ def _auto_pad(ctx, x, attrs, kernel, strides, dilations):
     return begin + end
 
 
+def conv_geometry(ctx, x, w, attrs):
+    """(strides, pads, dilations, groups) of an ONNX Conv-like node (auto_pad resolved)."""
+    wshape = ctx.static_shape(w)
+    if wshape is None:
+        raise NotImplementedError("a convolution weight of unknown shape")
+    nsp = len(wshape) - 2
+    kernel = _ints(attrs.get("kernel_shape", wshape[2:]))
+    strides = _ints(attrs.get("strides", [1] * nsp))
+    dil = _ints(attrs.get("dilations", [1] * nsp))
+    pads = _auto_pad(ctx, x, attrs, kernel, strides, dil)
+    return strides, pads, dil, int(attrs.get("group", 1))
+
+
 @register("Conv")
 class Conv(Converter):
     requires = ("nn.conv2d", "nn.conv1d")
@@ -47,7 +60,7 @@ class Conv(Converter):
     @classmethod
     def _impl_v1(cls, ctx, inputs, attrs):
         from . import qdq
-        out = qdq.conv(ctx, inputs, attrs)  # dequantized operands: an integer product
+        out = qdq.conv(ctx, inputs, attrs, conv_geometry)  # dequantized operands: an integer product
         if out is not None:
             return out
         x, w = inputs[0], inputs[1]

@@ -12,6 +12,7 @@ import numpy as np
 from ... import op as R
 from .converters import Converter, _ints, register
 from .converters_math import round_half_even_then_clip
+from .converters_nn import conv_geometry
 from .integer_products import conv_int32, matmul_int32
 
 _RANGES = {"uint8": (0, 255), "int8": (-128, 127)}
@@ -42,21 +43,6 @@ def requantize(ctx, acc, scale_a, scale_b, scale_y, zp_y, out_dt, ch_axis=None):
 def _check(dt, what):
     if dt not in _RANGES:
         raise NotImplementedError("%s: %s tensors (uint8 and int8 are supported)" % (what, dt))
-
-
-def conv_geometry(ctx, x, w, attrs):
-    """(strides, pads, dilations, groups) of an ONNX Conv-like node (auto_pad resolved)."""
-    from .converters_nn import _auto_pad
-
-    wshape = ctx.static_shape(w)
-    if wshape is None:
-        raise NotImplementedError("a convolution weight of unknown shape")
-    nsp = len(wshape) - 2
-    kernel = _ints(attrs.get("kernel_shape", wshape[2:]))
-    strides = _ints(attrs.get("strides", [1] * nsp))
-    dil = _ints(attrs.get("dilations", [1] * nsp))
-    pads = _auto_pad(ctx, x, attrs, kernel, strides, dil)
-    return strides, pads, dil, int(attrs.get("group", 1))
 
 
 @register("MatMulInteger")

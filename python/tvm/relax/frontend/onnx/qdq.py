@@ -80,9 +80,9 @@ def _int_bias(ctx, i, x, w):
 
 def _integer_only(fn):
     """fn's result, or None (the float path) when the integer form does not apply."""
-    def wrapped(ctx, inputs, attrs):
+    def wrapped(ctx, inputs, attrs, *extra):
         try:
-            return fn(ctx, inputs, attrs)
+            return fn(ctx, inputs, attrs, *extra)
         except NotImplementedError:
             return None
     return wrapped
@@ -130,9 +130,9 @@ def gemm(ctx, inputs, attrs):
 
 
 @_integer_only
-def conv(ctx, inputs, attrs):
-    from .converters_qlinear import conv_geometry
-
+def conv(ctx, inputs, attrs, conv_geometry):
+    """`conv_geometry(ctx, x, w, attrs)`: the node's (strides, pads, dilations, groups), from
+    the converter that calls (it owns auto_pad's resolution)."""
     x, w = dequantized(ctx, 0), dequantized(ctx, 1)
     if x is None or w is None or x.axis is not None or w.axis not in (None, 0):
         return None

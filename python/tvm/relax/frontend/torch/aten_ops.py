@@ -15,23 +15,10 @@ from ... import expr as _expr
 from ... import op as R
 from .... import tir
 
-CONVERTERS = {}
-# Nodes that produce nothing the graph computes with (run-time assertions).
-NO_OPS = {"aten._assert_tensor_metadata.default", "aten._assert_scalar.default",
-          "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default",
-          "aten._assert_async.msg", "aten._assert_async.default", "_assert_scalar",
-          "aten._functional_assert_async.msg"}
+from .aten_registry import CONVERTERS, NO_OPS, register  # noqa: E402,F401  (re-exported)
 
 
 from .context import Reshaped, TorchOpError, torch_dtype_to_str  # noqa: E402,F401
-
-def register(*names):
-    def reg(f):
-        for n in names:
-            CONVERTERS[n] = f
-        return f
-    return reg
-
 
 def _is_expr(v):
     return isinstance(v, _expr.Expr)

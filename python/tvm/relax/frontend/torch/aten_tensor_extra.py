@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import expr as _expr
 from ... import op as R
-from .aten_ops import register
+from .aten_registry import register
 
 
 @register("aten.flip.default")
