@@ -17,23 +17,15 @@ dynamic).
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "compiler_py"))
+sys.path.insert(0, HERE)
 
-
-def _best(fn, repeat):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best * 1e3
+from model_bench import _best  # noqa: E402  (best-of-N latency in ms, one definition)
 
 
 def main():

@@ -126,6 +126,14 @@ def _pixel_coords(p, out_spatial):
     return ys
 
 
+def _pixel_index(ys, dims):
+    """The flattened pixel of output coordinates `ys` (the inverse of _pixel_coords)."""
+    p = i64(0)
+    for k, y in enumerate(ys):
+        p = p * dims[k] + i64(y)
+    return p
+
+
 def conv_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out_dtype=None):
     """The channels-last convolution (see conv_channels_last) as a product over flattened
     output pixels: output (N, pixels, O_w) where `pixels` >= prod(out_spatial) and O_w is the
@@ -154,11 +162,7 @@ def conv_pixels_unflatten(out, out_spatial, channels):
     dims = [int(e) for e in out_spatial]
 
     def f(nn, *rest):
-        ys, oo = rest[:-1], rest[-1]
-        p = i64(0)
-        for k, y in enumerate(ys):
-            p = p * dims[k] + i64(y)
-        return out[nn, p, oo]
+        return out[nn, _pixel_index(rest[:-1], dims), rest[-1]]
     return te.compute([out.shape[0]] + [i64(d) for d in dims] + [i64(channels)], f, name="conv_unflatten")
 
 
@@ -215,10 +219,7 @@ def conv_groups_unflatten(out, out_spatial, groups, per_group):
     dims = [int(e) for e in out_spatial]
 
     def f(nn, *rest):
-        ys, oo = rest[:-1], rest[-1]
-        p = i64(0)
-        for k, y in enumerate(ys):
-            p = p * dims[k] + i64(y)
-        return out[nn, p, i64(oo) // per_group, i64(oo) % per_group]
+        oo = i64(rest[-1])
+        return out[nn, _pixel_index(rest[:-1], dims), oo // per_group, oo % per_group]
     return te.compute([out.shape[0]] + [i64(d) for d in dims] + [i64(groups * per_group)], f,
                       name="conv_unflatten")

@@ -64,15 +64,8 @@ class Conv(Converter):
         if out is not None:
             return out
         x, w = inputs[0], inputs[1]
-        wshape = ctx.static_shape(w)
-        if wshape is None:
-            raise NotImplementedError("Conv with a weight of unknown shape")
-        nsp = len(wshape) - 2
-        kernel = _ints(attrs.get("kernel_shape", wshape[2:]))
-        strides = _ints(attrs.get("strides", [1] * nsp))
-        dil = _ints(attrs.get("dilations", [1] * nsp))
-        pads = _auto_pad(ctx, x, attrs, kernel, strides, dil)
-        groups = int(attrs.get("group", 1))
+        strides, pads, dil, groups = conv_geometry(ctx, x, w, attrs)
+        nsp = len(strides)
         fn = {1: R.nn.conv1d, 2: R.nn.conv2d, 3: R.nn.conv3d}.get(nsp)
         if fn is None:
             raise NotImplementedError("Conv with %d spatial dimensions (1, 2 and 3 are supported)" % nsp)
