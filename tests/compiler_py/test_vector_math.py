@@ -45,3 +45,84 @@ def test_vectorized_elementwise_math(name, rows, cols, dtype, seed):
     want = ref(data.astype(dtype).astype("float64"))
     tol = 2e-3 if dtype == "float16" else 2e-5
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+# ---- the inlined float32 polynomials (compiler/src/codegen/vector_math.cc) ----------------
+
+_ULP_LIMITS = {"exp": 2.0, "erf": 3.0, "tanh": 3.0}
+_F64 = {"exp": np.exp, "erf": np.vectorize(math.erf, otypes=[np.float64]), "tanh": np.tanh}
+_BUILT = {}
+
+
+def _elementwise(name, cols=16):
+    """A compiled (rows, cols) float32 kernel of op `name`, run through the default pipeline."""
+    if name not in _BUILT:
+        x = relax.Var("x", relax.TensorStructInfo([tvm.tir.Var("n", "int64"), cols], "float32"))
+        bb = relax.BlockBuilder()
+        with bb.function("main", [x]):
+            with bb.dataflow():
+                out = bb.emit_output(OPS[name][0](x))
+            bb.emit_func_output(out)
+        ex = relax.build(bb.get(), "llvm")
+        _BUILT[name] = (ex, relax.VirtualMachine(ex, tvm.cpu()))
+    return _BUILT[name][1]
+
+
+def _run(name, values):
+    values = np.asarray(values, "float32").ravel()
+    pad = (-len(values)) % 16
+    data = np.concatenate([values, np.zeros(pad, "float32")]).reshape(-1, 16)
+    return _elementwise(name)["main"](tvm.runtime.tensor(data)).numpy().ravel()[: len(values)]
+
+
+def _ulp_error(got, x, name):
+    """Error in units of the float32 spacing at the exact result (subnormal spacing below)."""
+    with np.errstate(over="ignore"):
+        exact = _F64[name](x.astype(np.float64))
+    finite = np.isfinite(exact) & (np.abs(exact) <= np.finfo(np.float32).max)
+    spacing = np.spacing(np.abs(exact[finite]).astype(np.float32)).astype(np.float64)
+    return np.abs(got[finite].astype(np.float64) - exact[finite]) / spacing, exact
+
+
+def _check(name, x):
+    got = _run(name, x)
+    err, exact = _ulp_error(got, x, name)
+    worst = int(np.argmax(err)) if err.size else 0
+    assert err.size == 0 or err.max() <= _ULP_LIMITS[name], (
+        "%s: %.2f ulp at x=%r" % (name, err.max(), x[np.isfinite(exact)][worst]))
+    # Specials: NaN stays NaN; overflow is +inf; erf/tanh reach +-1 exactly.
+    assert np.array_equal(np.isnan(got), np.isnan(x))
+    big = np.isfinite(x) & ~np.isfinite(exact)
+    assert np.all(got[big] == np.inf)
+
+
+def test_vector_math_uses_the_inlined_polynomials():
+    for name in _ULP_LIMITS:
+        _elementwise(name)
+        ex = _BUILT[name][0]
+        assert "@tvm.vmath.%s.v" % name in ex.inspect_source("ll-raw")
+        # Inlined: no libm call left (the rows are whole vectors, so there is no scalar tail).
+        optimized = ex.inspect_source("ll")
+        assert "tvm.vmath" not in optimized and "@%sf(" % name not in optimized
+
+
+def test_vector_math_dense_sweep_and_specials():
+    edges = [0.0, -0.0, 0.625, 1.0, 2.5, 3.925, 88.72, 88.7228, 88.73, -87.33, -103.9, -104.0,
+             np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1e-45, np.finfo(np.float32).max]
+    for name in _ULP_LIMITS:
+        span = {"exp": (-110.0, 90.0), "erf": (-5.0, 5.0), "tanh": (-10.0, 10.0)}[name]
+        x = np.concatenate([np.linspace(*span, 400_003), np.geomspace(1e-38, 10, 20_000),
+                            -np.geomspace(1e-38, 10, 20_000), edges]).astype("float32")
+        with np.errstate(over="ignore"):
+            x = np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf))])
+        _check(name, x)
+    assert _run("erf", [np.inf, -np.inf, 3.925, 10.0]).tolist() == [1.0, -1.0, 1.0, 1.0]
+    assert _run("tanh", [np.inf, -np.inf, 20.0]).tolist() == [1.0, -1.0, 1.0]
+    assert _run("exp", [-np.inf, 89.0, np.inf]).tolist() == [0.0, np.inf, np.inf]
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(_ULP_LIMITS)),
+       values=st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=64))
+def test_vector_math_any_float32(name, values):
+    _check(name, np.array(values, "float32"))

@@ -111,6 +111,9 @@ class CodeGenLLVM {
   static bool IsHalf(const Val& x) { return IsFloat(x.t) && x.t.bits == 16; }
   Val Widen(const Val& x);
   Val Narrow(const Val& y, DataType t);
+  /*! \brief exp / erf / tanh of a float32 vector through the inlined polynomials of
+   * vector_math.h (libm would run one scalar call per lane). */
+  Val VectorMath(const std::string& op, const Val& x);
   /*! \brief A scalar libm function (float or double) of x; sigmoid as 1 / (1 + exp(-x)). */
   Val LibmCall(const std::string& op, const Val& x, DataType t);
 

@@ -4,6 +4,7 @@
  * intrinsics or libm functions. Targets add intrinsics by overriding Call and Intrinsic.
  */
 #include "codegen_llvm.h"
+#include "vector_math.h"
 
 namespace tvm {
 namespace codegen {
@@ -286,8 +287,15 @@ Val CodeGenLLVM::LibmCall(const std::string& op, const Val& x, DataType t) {
   return Emit("call " + ty + " @" + fn + "(" + ty + " " + x.v + ")", t);
 }
 
+Val CodeGenLLVM::VectorMath(const std::string& op, const Val& x) {
+  for (const auto& def : VectorMathDefinitions(op, x.t.lanes)) Declare(def.first, def.second);
+  std::string ty = LLType(x.t);
+  return Emit("call " + ty + " @" + VectorMathName(op, x.t.lanes) + "(" + ty + " " + x.v + ")", x.t);
+}
+
 Val CodeGenLLVM::Intrinsic(const std::string& name, const Val& x) {
   if (IsHalf(x)) return Narrow(Intrinsic(name, Widen(x)), x.t);
+  if (IsFloat(x.t) && x.t.bits == 32 && x.t.lanes > 1 && HasVectorMath(name)) return VectorMath(name, x);
   std::string sfx = (x.t.lanes > 1 ? "v" + std::to_string(x.t.lanes) : "") + (x.t.bits == 32 ? "f32" : "f64");
   std::string ty = LLType(x.t);
   std::string fn = "llvm." + name + "." + sfx;
@@ -331,7 +339,10 @@ Val CodeGenLLVM::Call(const CallNode* n, DataType t) {
         return IsHalf(v) ? Narrow(LibmCall(op, Widen(v), Widen(v).t), v.t) : LibmCall(op, v, v.t);
       };
       if (x.t.lanes == 1 || op == "sigmoid") return one(x);  // sigmoid is vector arithmetic
-      // A vectorized loop's libm call: one call per lane (libm has no vector entry points).
+      if (HasVectorMath(op) && x.t.bits <= 32) {
+        return IsHalf(x) ? Narrow(VectorMath(op, Widen(x)), x.t) : VectorMath(op, x);
+      }
+      // Others (and float64): one libm call per lane (libm has no vector entry points).
       DataType et = ElementOf(x.t);
       std::string vt = LLType(x.t), acc = "poison";
       for (int k = 0; k < x.t.lanes; ++k) {

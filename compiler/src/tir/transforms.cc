@@ -112,7 +112,7 @@ bool VectorizableCall(const std::string& op) {
   static const char* kOps[] = {"tir.exp", "tir.exp2", "tir.log", "tir.log2", "tir.log10",
                                "tir.sqrt", "tir.sin", "tir.cos", "tir.floor", "tir.ceil",
                                "tir.trunc", "tir.round", "tir.fabs", "tir.nearbyint", "tir.pow",
-                               "tir.abs", "tir.if_then_else", "tir.sigmoid", "tir.bitwise_and",
+                               "tir.abs", "tir.if_then_else", "tir.sigmoid", "tir.erf", "tir.tanh", "tir.bitwise_and",
                                "tir.bitwise_or", "tir.bitwise_xor", "tir.bitwise_not",
                                "tir.shift_left", "tir.shift_right"};
   for (const char* k : kOps) {
