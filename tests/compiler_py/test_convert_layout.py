@@ -178,3 +178,49 @@ def test_pre_activation_batch_norm_stays_channels_last(hw, c, scale, center, see
     want = outputs(mod, xs, "zero")
     np.testing.assert_allclose(outputs(new, xs, "zero"), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(outputs(mod, xs, "default"), want, rtol=1e-4, atol=1e-4)
+
+
+def shuffle_net(rng, hw, groups, per_group, swap_axes=(0, 2, 1, 3, 4)):
+    """ShuffleNet's unit: a grouped 1x1 conv, the channel shuffle (reshape to (N, g, C/g, H,
+    W), swap the two channel axes, reshape back), a depthwise 3x3 conv."""
+    c = groups * per_group
+    x = relax.Var("x", relax.TensorStructInfo([1, c, hw, hw], "float32"))
+    wg = relax.const((rng.standard_normal((c, per_group, 1, 1)) / np.sqrt(per_group)).astype("float32"))
+    wd = relax.const((rng.standard_normal((c, 1, 3, 3)) / 3).astype("float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(R.nn.relu(bb.emit(R.nn.conv2d(x, wg, groups=groups))))
+            y = bb.emit(R.reshape(y, [1, groups, per_group, hw, hw]))
+            y = bb.emit(R.permute_dims(y, list(swap_axes)))
+            y = bb.emit(R.reshape(y, [1, c, hw, hw]))
+            out = bb.emit_output(R.nn.conv2d(y, wd, padding=1, groups=c))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+@settings(max_examples=10, deadline=None)
+@given(hw=st.integers(2, 9), groups=st.integers(1, 4), per_group=st.integers(1, 6), seed=st.integers(0, 2**16))
+def test_channel_shuffle_stays_channels_last(hw, groups, per_group, seed):
+    rng = np.random.default_rng(seed)
+    mod = shuffle_net(rng, hw, groups, per_group)
+    new = relax.transform.DeadCodeElimination()(T.ConvertLayout(NHWC)(mod))
+    # The shuffle swaps the last two axes of (N, H, W, g, C/g); besides it, one transpose in
+    # (the input) and one out (the output): no NCHW copy in between.
+    perms = [[int(a) for a in p.attrs["axes"]] for p in calls(new, "relax.permute_dims")]
+    assert sorted(perms) == sorted([[0, 2, 3, 1], [0, 1, 2, 4, 3], [0, 3, 1, 2]])
+    x = rng.standard_normal((1, groups * per_group, hw, hw)).astype("float32")
+    want = outputs(mod, x, "zero")
+    np.testing.assert_allclose(outputs(new, x, "zero"), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(outputs(mod, x, "default"), want, rtol=1e-4, atol=1e-5)
+
+
+def test_other_reshapes_read_nchw():
+    """A reshape / permute that is not the shuffle (here the spatial axes move) is left to read
+    an NCHW copy, and still computes the same."""
+    rng = np.random.default_rng(3)
+    mod = shuffle_net(rng, 4, 2, 3, swap_axes=(0, 1, 2, 4, 3))
+    new = T.ConvertLayout(NHWC)(mod)
+    assert len(calls(new, "relax.reshape")) == 2
+    x = rng.standard_normal((1, 6, 4, 4)).astype("float32")
+    np.testing.assert_allclose(outputs(new, x, "zero"), outputs(mod, x, "zero"), rtol=1e-4, atol=1e-5)

@@ -234,3 +234,69 @@ def test_target_scope_and_lanes():
     with pytest.raises(ValueError, match="no target"):
         Target.current(allow_none=False)
     assert Target("llvm -mattr=+avx512f").fp32_lanes == 16
+
+
+# ---- DefaultSchedule: elementwise chains and matmul epilogues in one pass ----
+
+def _scheduled(mod):
+    with tvm.target.Target("llvm"):
+        return prim_funcs(relax.get_pipeline("default")(mod))
+
+
+def _run_both(mod, *args):
+    outs = []
+    for pipeline in ("zero", "default"):
+        vm = relax.VirtualMachine(relax.build(mod, "llvm", relax_pipeline=pipeline), tvm.cpu())
+        outs.append(vm["main"](*[tvm.runtime.tensor(a) for a in args]).numpy())
+    return outs
+
+
+@settings(max_examples=8, deadline=None)
+@given(rows=st.integers(1, 40), cols=st.sampled_from([1, 7, 8, 24, 100]), seed=st.integers(0, 2**16))
+def test_elementwise_chain_runs_as_one_nest(rows, cols, seed):
+    """GELU as exporters write it (divide, erf, add, multiply, multiply): one fused kernel
+    whose stages are all inlined (no intermediate tensor), equal to the unscheduled build."""
+    x = relax.Var("x", relax.TensorStructInfo([1, rows, cols], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            h = bb.emit(R.divide(x, relax.const(np.float32(np.sqrt(2)))))
+            h = bb.emit(R.add(R.erf(h), relax.const(np.float32(1))))
+            h = bb.emit(R.multiply(R.multiply(x, h), relax.const(np.float32(0.5))))
+            out = bb.emit_output(h)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    (kernel,) = [f for name, f in _scheduled(mod).items() if name.startswith("fused")]
+    assert "alloc_buffer" not in str(kernel)
+    data = np.random.default_rng(seed).uniform(-4, 4, (1, rows, cols)).astype("float32")
+    zero, default = _run_both(mod, data)
+    np.testing.assert_allclose(default, zero, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=8, deadline=None)
+@given(m=st.integers(1, 70), k=st.integers(1, 90), n=st.sampled_from([16, 32, 48, 80]),
+       seed=st.integers(0, 2**16))
+def test_batch1_matmul_bias_joins_the_write_back(m, k, n, seed):
+    """(1, m, k) @ W + b: the bias add (reading the size-1 batch of the product) is folded into
+    the register tile's write-back, which stores vectors; equal to the unscheduled build."""
+    rng = np.random.default_rng(seed)
+    x = relax.Var("x", relax.TensorStructInfo([1, m, k], "float32"))
+    w, b = rng.standard_normal((k, n)).astype("float32"), rng.standard_normal(n).astype("float32")
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(R.add(R.matmul(x, relax.const(w)), relax.const(b)))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    (kernel,) = [f for name, f in _scheduled(mod).items() if "matmul" in name]
+    text = str(kernel)
+    assert "alloc_buffer((T.int64(1), T.int64(%d), T.int64(%d)), \"float32\")" % (m, n) not in text
+    import re
+
+    (write_back,) = re.findall(r'T\.block\("(\w+_local)"\)', text)
+    sch = tir.Schedule(kernel)
+    inner = sch.get(sch.get_loops(sch.get_block(write_back))[-1])
+    assert int(inner.kind) == tir.expr.ForKind.VECTORIZED
+    data = rng.standard_normal((1, m, k)).astype("float32")
+    zero, default = _run_both(mod, data)
+    np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)

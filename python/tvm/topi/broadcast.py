@@ -30,19 +30,23 @@ def broadcast_shape(sa, sb):
     return out
 
 
-def _index(t, idx, out_ndim):
-    """Index of `t` for output index `idx` (broadcast dimensions read element 0)."""
+def _index(t, idx, out_shape):
+    """Index of `t` for output index `idx` (broadcast dimensions read element 0). A size-1
+    dimension of a size-1 output reads the output's own index (also 0): the read then maps
+    output points one to one, which lets the schedule inline this stage into a producer's
+    write-back (a bias add after a batch-1 matmul)."""
     shape = list(t.shape)
-    off = out_ndim - len(shape)
+    off = len(out_shape) - len(shape)
     res = []
     for k, d in enumerate(shape):
-        res.append(_e.const(0, idx[off + k].dtype) if const_int(d) == 1 else idx[off + k])
+        broadcast = const_int(d) == 1 and const_int(out_shape[off + k]) != 1
+        res.append(_e.const(0, idx[off + k].dtype) if broadcast else idx[off + k])
     return res
 
 
-def _read(x, idx, n, dtype=None):
+def _read(x, idx, out_shape, dtype=None):
     if isinstance(x, te.Tensor):
-        return x[tuple(_index(x, idx, n))] if len(x.shape) else x[()]
+        return x[tuple(_index(x, idx, out_shape))] if len(x.shape) else x[()]
     return _e.const(x, dtype) if not isinstance(x, _e.PrimExpr) else x
 
 
@@ -51,9 +55,8 @@ def _binary(name, fn):
         sa = list(a.shape) if isinstance(a, te.Tensor) else []
         sb = list(b.shape) if isinstance(b, te.Tensor) else []
         shape = broadcast_shape(sa, sb)
-        n = len(shape)
         dtype = str(a.dtype) if isinstance(a, te.Tensor) else str(b.dtype)
-        return te.compute(shape, lambda *i: fn(_read(a, i, n, dtype), _read(b, i, n, dtype)), name=name)
+        return te.compute(shape, lambda *i: fn(_read(a, i, shape, dtype), _read(b, i, shape, dtype)), name=name)
     op.__name__ = name
     return op
 
@@ -88,6 +91,5 @@ logical_or = _binary("logical_or", lambda x, y: tir.Or(x, y))
 
 def where(cond, a, b):
     shape = broadcast_shape(broadcast_shape(list(cond.shape), list(a.shape)), list(b.shape))
-    n = len(shape)
-    return te.compute(shape, lambda *i: tir.if_then_else(_read(cond, i, n), _read(a, i, n),
-                                                          _read(b, i, n)), name="where")
+    return te.compute(shape, lambda *i: tir.if_then_else(_read(cond, i, shape), _read(a, i, shape),
+                                                          _read(b, i, shape)), name="where")

@@ -10,7 +10,9 @@ layout then travels forward through the operators that do not care where the cha
 each rewritten for the new layout: unary elementwise ops, binary broadcast ops (a constant
 operand is transposed here; a 4-d variable operand is transposed by a permute_dims), max /
 average / adaptive average pooling (their `layout`), concat along the channels and inference
-batch_norm with constant parameters (its normalized output as x * scale + shift). Any other
+batch_norm with constant parameters (its normalized output as x * scale + shift), and the
+channel shuffle of ShuffleNet (reshape to (N, g, C/g, H, W), swap the two channel axes,
+reshape back: rewritten as the same shuffle of the channels-last axis). Any other
 use of a converted value reads an NCHW copy made just before that use (once per value), and
 so do the function's outputs; values nobody reads in NCHW are never transposed back.
 Bindings outside dataflow blocks are left alone.
@@ -18,6 +20,7 @@ Bindings outside dataflow blocks are left alone.
 
 import numpy as np
 
+from ... import tir
 from .. import expr as _expr
 from .. import op as _op
 from ..expr_functor import ExprMutator, key
@@ -142,6 +145,39 @@ class _Converter(ExprMutator):
             e = self._orig[key(e)]
         return e.data.numpy() if isinstance(e, _expr.Constant) else None
 
+    def _static_shape(self, e):
+        values = getattr(e.struct_info, "shape_values", None)
+        if values is None or not all(isinstance(d, tir.IntImm) for d in values):
+            return None
+        return [int(d) for d in values]
+
+    def _channel_shuffle(self, call):
+        """reshape(permute_dims(reshape(x, (N, a, b, H, W)), [0, 2, 1, 3, 4]), (N, C, H, W))
+        with x converted: read in NCHW it would cost a transpose out of and back into NHWC.
+        In NHWC it is the same channel shuffle: reshape to (N, H, W, a, b), swap the last two
+        axes, reshape to (N, H, W, C). None when `call` is not that pattern."""
+        perm_var = call.args[0]
+        perm = self._orig.get(key(perm_var)) if isinstance(perm_var, _expr.Var) else None
+        if _op_name(perm) != "relax.permute_dims":
+            return None
+        axes = _attr(perm, "axes")
+        split_var = perm.args[0]
+        split = self._orig.get(key(split_var)) if isinstance(split_var, _expr.Var) else None
+        if axes is None or [int(a) for a in axes] != [0, 2, 1, 3, 4] or _op_name(split) != "relax.reshape":
+            return None
+        x = split.args[0]
+        if not (isinstance(x, _expr.Var) and key(x) in self._last):
+            return None
+        src, mid, out = self._static_shape(x), self._static_shape(split_var), self._static_shape(call)
+        if src is None or mid is None or out is None or len(src) != 4 or len(mid) != 5:
+            return None
+        n, c, h, w = src
+        if mid[0] != n or mid[1] * mid[2] != c or mid[3:] != [h, w] or out != src:
+            return None
+        grouped = self.builder_.emit(_op.reshape(self._last[key(x)], [n, h, w, mid[1], mid[2]]))
+        swapped = self.builder_.emit(_op.permute_dims(grouped, [0, 1, 2, 4, 3]))
+        return _op.reshape(swapped, [n, h, w, c])
+
     def _convert(self, call):
         """The call rewritten for operands in the desired layout, or None to keep it."""
         name = _op_name(call)
@@ -158,6 +194,8 @@ class _Converter(ExprMutator):
             return _expr.Call(call.op, [x, args[1]], attrs, list(call.sinfo_args))
         if _rank(call) != 4:
             return None
+        if name == "relax.reshape":
+            return self._channel_shuffle(call)
         if name in _UNARY:
             x = self._in_last(args[0])
             if x is None or not isinstance(args[0], _expr.Var):

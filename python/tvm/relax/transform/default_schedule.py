@@ -100,21 +100,42 @@ def _tile_rule(sch, block, rows=None, cols=None):
     return acc
 
 
+def _vectorize_write_back(sch, acc):
+    """The tile's write-back (with its epilogue) stores whole vectors: its inner loop runs
+    over the tile's columns, a multiple of the vector width."""
+    loops = sch.get_loops(acc)
+    ext = _static_extent(sch, loops[-1]) if loops else None
+    target = Target.current() or Target("llvm")
+    if ext and ext % target.fp32_lanes == 0:
+        try:
+            sch.vectorize(loops[-1])
+        except tir.ScheduleError:
+            pass  # a write-back whose inner loop is not a plain spatial loop stays scalar
+
+
 def _inline_elementwise(sch):
     """Stages after the kernel's first reduction (a fused kernel's bias add / normalization /
     activation chain) are inlined into their consumers, so the epilogue becomes one expression.
     Stages before it (padding, layout transposes feeding a conv or matmul) stay loop nests of
-    their own: inlined, they would be recomputed in the reduction's innermost loop."""
+    their own: inlined, they would be recomputed in the reduction's innermost loop. A kernel
+    with no reduction at all (a fused elementwise chain: GELU's divide, erf, add, multiply)
+    becomes one nest: each stage otherwise wrote a whole intermediate tensor and took its own
+    parallel launch."""
     names = [str(b) for b in sch.get_child_blocks(sch.get_block("root"))]
-    seen_reduction = False
+    # No reduction anywhere: every stage but the last is inlined.
+    seen_reduction = not any(_is_reduction_block(sch, name) for name in names)
     for name in names[:-1]:
         if not seen_reduction:
-            seen_reduction = any(int(iv.kind) == 2 for iv in sch.get(sch.get_block(name)).iter_vars)
+            seen_reduction = _is_reduction_block(sch, name)
             continue
         try:
             sch.compute_inline(sch.get_block(name))
         except tir.ScheduleError:
             pass  # a reduction, or a stage with several consumers that cannot take it
+
+
+def _is_reduction_block(sch, name):
+    return any(int(iv.kind) == 2 for iv in sch.get(sch.get_block(name)).iter_vars)
 
 
 def _static_extent(sch, loop):
@@ -161,6 +182,7 @@ def _schedule(func):
                     sch.reverse_compute_inline(consumer)
                 except tir.ScheduleError:
                     pass
+            _vectorize_write_back(sch, acc)
             continue
         except tir.ScheduleError:
             pass
