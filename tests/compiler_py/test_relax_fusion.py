@@ -300,3 +300,35 @@ def test_batch1_matmul_bias_joins_the_write_back(m, k, n, seed):
     data = rng.standard_normal((1, m, k)).astype("float32")
     zero, default = _run_both(mod, data)
     np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
+
+
+_ROW_OPS = {
+    "sum": (lambda x: R.sum(x, axis=[-1]), lambda a: a.sum(-1)),
+    "max": (lambda x: R.max(x, axis=[-1]), lambda a: a.max(-1)),
+    "mean": (lambda x: R.mean(x, axis=[-1], keepdims=True), lambda a: a.mean(-1, keepdims=True)),
+    "softmax": (lambda x: R.nn.softmax(x, axis=-1),
+                lambda a: np.exp(a - a.max(-1, keepdims=True)) / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)),
+}
+
+
+@settings(max_examples=16, deadline=None)
+@given(op=st.sampled_from(sorted(_ROW_OPS)), rows=st.integers(1, 50), k=st.sampled_from([3, 8, 16, 24, 40, 128]),
+       seed=st.integers(0, 2**16))
+def test_row_reductions_read_whole_vectors(op, rows, k, seed):
+    """A reduction over the contiguous last axis runs as vector-width partial results
+    (rfactor) when the axis is whole vectors (at least two), and computes what the
+    unscheduled kernel does in every case."""
+    x = relax.Var("x", relax.TensorStructInfo([2, rows, k], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(_ROW_OPS[op][0](x))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    text = "\n".join(str(f) for f in _scheduled(mod).values())
+    lanes = tvm.target.Target("llvm").fp32_lanes
+    assert ("_rf = T.alloc_buffer" in text) == (k % lanes == 0 and k >= 2 * lanes)
+    data = np.random.default_rng(seed).uniform(-3, 3, (2, rows, k)).astype("float32")
+    zero, default = _run_both(mod, data)
+    np.testing.assert_allclose(default, zero, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(default, _ROW_OPS[op][1](data.astype("float64")), rtol=1e-4, atol=1e-5)

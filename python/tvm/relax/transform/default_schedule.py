@@ -1,6 +1,9 @@
 """DefaultSchedule: a schedule for every PrimFunc that has none, with no tuning.
 
 Rules, per block, first that applies:
+  - a reduction over the contiguous last axis of its input (softmax, layer norm, ReduceSum
+    over the last axis): vector-width partial results (rfactor) read whole vectors of a row,
+    a short step combines them (_row_reduction_rule);
   - a reduction nest [spatial..., reduction...] with two or more spatial loops (matmul,
     conv, pooling): a register tile (cache_write "local", its shape by tile_shape: 8 x 16
     with AVX-512) over the last two spatial loops, the reduction loops outside the tile, columns vectorized, rows unrolled, the outer
@@ -100,6 +103,40 @@ def _tile_rule(sch, block, rows=None, cols=None):
     return acc
 
 
+def _row_reduction_rule(sch, name):
+    """A reduction over the contiguous last axis of what it reads (softmax's max and sum,
+    layer norm's sums, a ReduceSum over the last axis): the tile rule would vectorize across
+    rows, each lane gathered from another row. Here the reduction is split into vector-width
+    partial results instead (rfactor): each row is read as contiguous vectors into `lanes`
+    partials, and a short step combines them; both run parallel over the rows. Needs the
+    reduced extent static, a multiple of the vector width and at least two vectors;
+    ScheduleError otherwise (the tile rule is tried next)."""
+    block = sch.get_block(name)
+    loops = sch.get_loops(block)
+    stmt = sch.get(block)
+    if len(stmt.iter_vars) != len(loops) or len(loops) < 2:
+        raise tir.ScheduleError("not a plain nest")
+    kinds = [int(iv.kind) == 2 for iv in stmt.iter_vars]
+    if kinds.count(True) != 1 or not kinds[-1]:
+        raise tir.ScheduleError("not a reduction over the innermost loop alone")
+    k = stmt.iter_vars[-1].var
+    if not any(r.region and r.region[-1].min.same_as(k) for r in stmt.reads):
+        raise tir.ScheduleError("the reduction does not run along a contiguous axis")
+    lanes = (Target.current() or Target("llvm")).fp32_lanes
+    ext = _static_extent(sch, loops[-1])
+    if not ext or ext % lanes or ext < 2 * lanes:
+        raise tir.ScheduleError("the reduced extent is not whole vectors")
+    _, ki = sch.split(loops[-1], [None, lanes])
+    rf = sch.rfactor(ki, len(loops) - 1)
+    rf_loops = sch.get_loops(rf)  # the spatial loops, then k outer, then the partials' loop
+    init = sch.decompose_reduction(rf, rf_loops[-2])
+    sch.vectorize(sch.get_loops(rf)[-1])
+    sch.vectorize(sch.get_loops(init)[-1])
+    _parallel_outer(sch, rf, sch.get_loops(rf)[:len(loops) - 1])
+    combine = sch.get_block(name)
+    _parallel_outer(sch, combine, sch.get_loops(combine)[:len(loops) - 1])
+
+
 def _vectorize_write_back(sch, acc):
     """The tile's write-back (with its epilogue) stores whole vectors: its inner loop runs
     over the tile's columns, a multiple of the vector width."""
@@ -174,6 +211,13 @@ def _schedule(func):
             continue  # inlined above
         trial = tir.Schedule(sch.mod)
         try:
+            _row_reduction_rule(trial, name)
+            sch = trial
+            continue
+        except tir.ScheduleError:
+            pass
+        trial = tir.Schedule(sch.mod)
+        try:
             acc = _tile_rule(trial, trial.get_block(name))
             sch = trial
             # An elementwise epilogue (bias, activation) joins the tile's write-back.
@@ -231,6 +275,13 @@ def _loop_rule(sch, name):
         spatial[-1] = outer
         if inner_ext == lanes:
             spatial.pop()  # the outer part has one iteration
+    _parallel_outer(sch, block, spatial)
+
+
+def _parallel_outer(sch, block, spatial):
+    """Fuses the leading loops of `spatial` (a block's outer spatial loops, in order) until
+    they make _MIN_PARALLEL_ITERS iterations and runs them parallel, when the block's whole
+    nest has _MIN_PARALLEL_WORK iterations."""
     par, iters = [], 1
     for loop in spatial:
         par.append(loop)
