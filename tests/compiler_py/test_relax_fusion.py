@@ -332,3 +332,27 @@ def test_row_reductions_read_whole_vectors(op, rows, k, seed):
     zero, default = _run_both(mod, data)
     np.testing.assert_allclose(default, zero, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(default, _ROW_OPS[op][1](data.astype("float64")), rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=10, deadline=None)
+@given(m=st.integers(1, 70), k=st.integers(1, 50), n=st.sampled_from([8, 16, 48, 64]), seed=st.integers(0, 2**16))
+def test_matmul_of_two_inputs_packs_its_right_operand(m, k, n, seed):
+    """x @ y with y known only at run time: from 16 rows on (N whole column panels) the kernel
+    packs y into panels first; a matrix-vector product reads it as it is. Both compute what
+    numpy does; a matmul's reduction is never taken for a row reduction."""
+    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
+    y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            out = bb.emit_output(R.matmul(x, y))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    text = "\n".join(str(f) for f in _scheduled(mod).values())
+    assert ("matmul_pack" in text) == (m >= 16 and n % 16 == 0)
+    assert "_rf = T.alloc_buffer" not in text
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal((m, k)).astype("float32"), rng.standard_normal((k, n)).astype("float32")
+    zero, default = _run_both(mod, a, b)
+    np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(default, a.astype("float64") @ b, rtol=1e-4, atol=1e-4)

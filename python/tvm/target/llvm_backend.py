@@ -16,15 +16,20 @@ is exported (Executable.export_library) or written (module.write_to_file("k.o"))
 
 import ctypes
 import itertools
+import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import threading
 
 import tvm_ffi
 
 from .. import base as _base
 from ..ir import _api
-from . import codegen
+from . import codegen, llvm_worker
 
 _LLVM_READY = []
 
@@ -76,31 +81,139 @@ def target_machine(target):
         cpu = binding.get_host_cpu_name()
         if not features:
             features = binding.get_host_cpu_features().flatten()
-    tgt = binding.Target.from_triple(triple)
-    return tgt.create_target_machine(cpu=cpu or "", features=features or "", opt=3,
-                                     reloc="pic", codemodel="default")
+    tm = llvm_worker.target_machine(triple, cpu, features)
+    tm.tvm_settings = (triple, cpu or "", features or "")  # what a worker process needs
+    return tm
 
 
 def optimize(llmod, tm):
     """LLVM's -O3 module pipeline for the target machine `tm`."""
-    binding = llvm()
-    pto = binding.create_pipeline_tuning_options(speed_level=3)
-    pb = binding.create_pass_builder(tm, pto)
-    pm = pb.getModulePassManager()
-    pm.run(llmod, pb)
+    llvm()
+    llvm_worker.optimize(llmod, tm)
 
 
 def parse(ir, triple, tm):
     """An llvmlite module of IR text for `triple`, verified."""
-    llmod = llvm().parse_assembly(ir)
-    llmod.triple = triple
-    llmod.data_layout = str(tm.target_data)
-    llmod.verify()
-    return llmod
+    llvm()
+    return llvm_worker.parse(ir, triple, tm)
 
 
 def same_cpu(triple, other=None):
     return triple.split("-")[0] == (other or host_triple()).split("-")[0]
+
+
+# A host module with at least this much LLVM IR text is compiled in parts, one per core (at
+# most 4), the others in worker processes (llvm_worker.py; llvmlite serializes threads);
+# below it a worker's start-up (~0.3 s) costs more than it saves. TVM_LLVM_PARALLEL=0 turns
+# it off.
+_PARALLEL_MIN_IR = 1 << 20
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _relocatable_link(objects):
+    """One object file (bytes) of several, by a relocatable link (`cc -r`); None without a
+    C compiler."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    tmpdir = tempfile.mkdtemp(prefix="tvm_parts_")
+    try:
+        paths = []
+        for i, obj in enumerate(objects):
+            paths.append(os.path.join(tmpdir, "part%d.o" % i))
+            with open(paths[-1], "wb") as f:
+                f.write(obj)
+        out = os.path.join(tmpdir, "whole.o")
+        done = subprocess.run([cc, "-r", "-nostdlib", "-o", out] + paths, capture_output=True)
+        if done.returncode != 0:
+            return None
+        with open(out, "rb") as f:
+            return f.read()
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _function_sizes(ir, names):
+    """Bytes of IR text per PrimFunc: its packed function and its parallel bodies
+    (__tvm_parallel_lambda_<name>_<k>)."""
+    sizes = dict.fromkeys(names, 0)
+    starts = [m.start() for m in re.finditer(r"^define ", ir, re.M)] + [len(ir)]
+    for a, b in zip(starts, starts[1:]):
+        m = re.match(r"define [^@]*@([^(]+)\(", ir[a:b])
+        symbol = m.group(1) if m else ""
+        if symbol.startswith("__tvm_ffi_"):
+            name = symbol[len("__tvm_ffi_"):]
+        elif symbol.startswith("__tvm_parallel_lambda_"):
+            name = symbol[len("__tvm_parallel_lambda_"):].rsplit("_", 1)[0]
+        else:
+            continue
+        if name in sizes:
+            sizes[name] += b - a
+    return sizes
+
+
+def _parallel_parts(mod, ir):
+    """IRModules of similar IR size to compile at once, or None to compile `mod` whole."""
+    from ..ir import IRModule
+
+    n = min(_cores(), 4, len(mod.functions))
+    if n < 2 or len(ir) < _PARALLEL_MIN_IR or os.environ.get("TVM_LLVM_PARALLEL") == "0":
+        return None
+    funcs = {str(k): f for k, f in mod.functions.items()}
+    sizes = _function_sizes(ir, funcs)
+    parts = [[0, {}] for _ in range(n)]
+    for name in sorted(funcs, key=lambda k: -sizes[k]):  # largest first, to the lightest part
+        part = min(parts, key=lambda p: p[0])
+        part[0] += sizes[name] + 1
+        part[1][name] = funcs[name]
+    return [IRModule(p[1]) for p in parts if p[1]]
+
+
+def _compile_in_parts(texts, triple, tm):
+    """(object, [optimised IR per part], the first part's module): part 0 here, the others in
+    worker processes at the same time; the objects joined by a relocatable link. A worker
+    that fails or a missing C compiler falls back to compiling here."""
+    workers = []
+    for text in texts[1:]:
+        header = json.dumps(dict(zip(("triple", "cpu", "features"), tm.tvm_settings))).encode()
+        data = text.encode()
+        proc = subprocess.Popen([sys.executable, llvm_worker.__file__], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        box = {}
+        feed = threading.Thread(target=lambda p=proc, b=box, d=header + b"\n%d\n" % len(data) + data:
+                                b.setdefault("out", p.communicate(d)[0]), daemon=True)
+        feed.start()
+        workers.append((feed, box, text))
+    llvm()
+    objects, irs = [], []
+    obj, opt_ir, first = llvm_worker.compile_ir(texts[0], triple, tm)
+    objects.append(obj)
+    irs.append(opt_ir)
+    for feed, box, text in workers:
+        feed.join()
+        out = box.get("out", b"")
+        head, _, rest = out.partition(b"\n")
+        try:
+            n_obj, n_ir = (int(x) for x in head.split())
+            objects.append(rest[:n_obj])
+            irs.append(rest[n_obj:n_obj + n_ir].decode())
+        except ValueError:  # the worker failed: its part is compiled here
+            obj, opt_ir, _ = llvm_worker.compile_ir(text, triple, tm)
+            objects.append(obj)
+            irs.append(opt_ir)
+    whole = _relocatable_link(objects)
+    if whole is None:  # no C compiler to join them: one module, compiled here
+        linked = parse(irs[0], triple, tm)
+        for text in irs[1:]:
+            linked.link_in(parse(text, triple, tm))
+        return tm.emit_object(linked), irs, first
+    return whole, irs, first
 
 
 class LLVMBuild:
@@ -113,10 +226,14 @@ class LLVMBuild:
         self.triple = target.mtriple or host_triple()
         self.llvm_ir = _api("codegen.LLVMText")(mod, self.triple, target.fast_math_flags)
         self.tm = target_machine(target)
-        llmod = parse(self.llvm_ir, self.triple, self.tm)
-        optimize(llmod, self.tm)
-        self.optimized_ir = str(llmod)
-        self.object = self.tm.emit_object(llmod)
+        self._part_irs = None  # the optimised IR of each part, when compiled in parts
+        parts = _parallel_parts(mod, self.llvm_ir)
+        if parts is not None:
+            texts = [_api("codegen.LLVMText")(part, self.triple, target.fast_math_flags) for part in parts]
+            self.object, self._part_irs, llmod = _compile_in_parts(texts, self.triple, self.tm)
+            self.optimized_ir = "\n".join(self._part_irs)  # for reading: one module per part
+        else:
+            self.object, self.optimized_ir, llmod = llvm_worker.compile_ir(self.llvm_ir, self.triple, self.tm)
         self.assembly = None  # made on demand: emit_assembly()
         self._llmod = llmod
         self.func_names = [str(k) for k in mod.functions.keys()]
@@ -127,8 +244,17 @@ class LLVMBuild:
 
     def emit_assembly(self):
         if self.assembly is None:
-            self.assembly = self.tm.emit_assembly(self._llmod)
+            self.assembly = self.tm.emit_assembly(self.optimized_module())
         return self.assembly
+
+    def optimized_module(self):
+        """The optimised code as one llvmlite module (the parts linked, when compiled so)."""
+        if self._part_irs is None:
+            return self._llmod
+        whole = parse(self._part_irs[0], self.triple, self.tm)
+        for text in self._part_irs[1:]:
+            whole.link_in(parse(text, self.triple, self.tm))
+        return whole
 
     def load(self):
         """Links the object (and nothing else) into a temporary library, loads it and makes
@@ -172,7 +298,7 @@ def mcjit_functions(art):
             binding.load_library_permanently(lib._name)
     from tvm_ffi import _lib
     binding.load_library_permanently(_lib.LIB._name)
-    backing = binding.parse_assembly(art.optimized_ir)
+    backing = binding.parse_assembly(str(art.optimized_module()))
     engine = binding.create_mcjit_compiler(backing, art.tm)
     engine.finalize_object()
     from tvm_ffi import _any

@@ -14,6 +14,14 @@ def pack_weight(b, cols):
     return np.ascontiguousarray(b.reshape(k, n // cols, cols).transpose(1, 0, 2))
 
 
+def pack_stage(b, cols):
+    """The packing as a stage of the kernel, for a right operand known only at run time:
+    (K, N) -> (N / cols, K, cols); N must be a multiple of `cols`."""
+    k, n = b.shape
+    groups = n // cols
+    return te.compute((groups, k, cols), lambda g, kk, c: b[kk, g * cols + c], name="matmul_pack")
+
+
 def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None):
     """a (..., M, K) @ B where bp = pack_weight(B, cols): (..., M, N).
 

@@ -61,7 +61,7 @@ def _conv_legalize(nsp):
                 o = w.shape[-1]
                 if o_pad != o:
                     w = np.concatenate([w, np.zeros(w.shape[:-1] + (o_pad - o,), w.dtype)], axis=-1)
-                w = nn_conv.pack_conv_weight(w, _tile_cols())  # each tile's weights contiguous
+                w = nn_conv.pack_conv_weight(w, _tile_cols(pixels, o_pad))  # each tile's weights contiguous
 
                 def te_conv_px(x, w):
                     if dl == last and not any(padding):  # already the layout the product reads
@@ -202,13 +202,13 @@ def _pixel_tile(out_spatial, out_channels):
     return pixels, -(-out_channels // cols) * cols
 
 
-def _tile_cols():
-    """The register tile's column count for static extents on the current target (the
-    packed weights' panel width must be it)."""
+def _tile_cols(rows, cols):
+    """The register tile's column count DefaultSchedule gives a (rows x cols) product on the
+    current target (the packed weights' panel width must be it)."""
     from ...target import Target
     from .default_schedule import tile_shape
 
-    return tile_shape((Target.current() or Target("llvm")).fp32_lanes, 1, None)[1]
+    return tile_shape((Target.current() or Target("llvm")).fp32_lanes, rows, cols)[1]
 
 
 def _out_channels(weight, kernel_layout):

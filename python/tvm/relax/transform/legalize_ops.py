@@ -71,11 +71,50 @@ def _matmul(bb, call):
         return bb.call_te(in_float32(matmul_packed.matmul_packed, res), call.args[0], packed,
                           out_dtype=None if od is None else str(od), pad_rows_to=_symbolic_rows_tile(call),
                           primfunc_name_hint="matmul")
+    cols = _run_time_pack_cols(call)
+    if cols is not None:
+        def packed_at_run_time(a, b, out_dtype=None):
+            return matmul_packed.matmul_packed(a, matmul_packed.pack_stage(b, cols), out_dtype=out_dtype)
+        return bb.call_te(in_float32(packed_at_run_time, res), call.args[0], call.args[1],
+                          out_dtype=None if od is None else str(od), primfunc_name_hint="matmul")
     return bb.call_te(in_float32(topi.matmul, res), call.args[0], call.args[1],
                       out_dtype=None if od is None else str(od))
 
 
 _PACKED = ("float32", "int8", "uint8")
+
+# Rows from which a product with a run-time right operand packs it first (a copy of K x N
+# floats against M x K x N multiply-adds: at 16 rows it costs a few percent). Fewer rows
+# (a matrix-vector product) read the operand as it is.
+_PACK_AT_RUN_TIME_MIN_ROWS = 16
+
+
+def _run_time_pack_cols(call):
+    """The panel width when the product's right operand is a 2-d float32 value known only at
+    run time, with static shapes, at least _PACK_AT_RUN_TIME_MIN_ROWS rows and N a multiple of
+    the register tile's columns: the kernel then packs it (matmul_packed.pack_stage) and runs
+    the packed product. Unpacked, each step of the reduction reads its 16 columns from another
+    row of B, N floats apart (1024^3: 39 GFLOP/s; packed: the constant-weight speed). None
+    otherwise."""
+    from ...target import Target
+    from .default_schedule import tile_shape
+
+    a, b = call.args[0].struct_info, call.args[1].struct_info
+    target = Target.current()
+    if target is not None and target.is_device:
+        return None
+    if isinstance(call.args[1], _expr.Constant) or b.ndim != 2 or a.ndim < 2:
+        return None
+    if str(a.dtype) != "float32" or str(b.dtype) != "float32" or not (a.shape_known and b.shape_known):
+        return None
+    dims = list(a.shape) + list(b.shape)
+    if not all(hasattr(d, "value") for d in dims):
+        return None
+    m, n = int(a.shape[-2].value), int(b.shape[1].value)
+    _, cols = tile_shape((target or Target("llvm")).fp32_lanes, m, n)
+    if m < _PACK_AT_RUN_TIME_MIN_ROWS or n % cols:
+        return None
+    return cols
 
 
 def _symbolic_rows_tile(call):

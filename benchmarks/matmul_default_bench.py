@@ -1,0 +1,101 @@
+"""fp32 matmul through the default pipeline (no hand schedule) vs numpy (OpenBLAS), at 1 and
+2 threads: the shapes of issue 21's acceptance 4 — 1024^3, 1x1024x1024 (a matrix-vector
+product) and 128x768x3072 — each with the right operand as a run-time input (both operands
+inputs, as numpy's a @ b) and as a constant (a model's weight, packed at compile time).
+
+    python3 benchmarks/matmul_default_bench.py [--threads 1,2] [--repeat 20]
+
+Each thread count runs in a subprocess with TVM_NUM_THREADS / OPENBLAS_NUM_THREADS /
+OMP_NUM_THREADS set. At 1 thread the figure is CPU time of the calling thread (time.thread_time),
+so other load on the machine does not count against either side; at 2 threads it is wall time.
+Prints GFLOP/s and ours / numpy time (below 1: ours faster). Figures go to docs/benchmarks.md.
+Unset OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for this command where the machine sets them (they
+slow a current numpy).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SHAPES = [(1024, 1024, 1024), (1, 1024, 1024), (128, 768, 3072)]
+
+
+def _best(fn, repeat, cpu_time):
+    clock = time.thread_time if cpu_time else time.perf_counter
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t = clock()
+        fn()
+        best = min(best, clock() - t)
+    return best
+
+
+def worker(repeat):
+    import tvm
+    from tvm import relax
+    from tvm.relax import op as R
+
+    cpu_time = os.environ.get("TVM_NUM_THREADS") == "1"
+    rows = []
+    rng = np.random.default_rng(0)
+    for m, k, n in SHAPES:
+        a = rng.standard_normal((m, k)).astype("float32")
+        b = rng.standard_normal((k, n)).astype("float32")
+        t_np = _best(lambda: a @ b, repeat, cpu_time)
+        for kind in ("input", "constant"):
+            x = relax.Var("x", relax.TensorStructInfo((m, k), "float32"))
+            params = [x]
+            if kind == "input":
+                w = relax.Var("w", relax.TensorStructInfo((k, n), "float32"))
+                params.append(w)
+            else:
+                w = relax.const(b)
+            bb = relax.BlockBuilder()
+            with bb.function("main", params):
+                with bb.dataflow():
+                    out = bb.emit_output(R.matmul(x, w))
+                bb.emit_func_output(out)
+            t0 = time.perf_counter()
+            ex = tvm.compile(bb.get(), target="llvm")
+            compile_s = time.perf_counter() - t0
+            f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+            args = [tvm.runtime.tensor(a)] + ([tvm.runtime.tensor(b)] if kind == "input" else [])
+            np.testing.assert_allclose(f(*args).numpy(), a @ b, rtol=1e-3, atol=1e-2)
+            t_ours = _best(lambda: f(*args), repeat, cpu_time)
+            rows.append(dict(shape="%dx%dx%d" % (m, k, n), kind=kind, ours=2 * m * k * n / t_ours / 1e9,
+                             numpy=2 * m * k * n / t_np / 1e9, ratio=t_ours / t_np, compile=compile_s))
+    print(json.dumps(rows))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--worker", action="store_true")
+    args = p.parse_args()
+    if args.worker:
+        worker(args.repeat)
+        return
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = float("nan")
+    print("fp32 matmul, default pipeline vs numpy; GFLOP/s; ratio = ours / numpy time; load %.1f" % load)
+    print("%-16s %-8s %7s | %8s %8s %7s | %9s" % ("M x K x N", "B", "threads", "ours", "numpy", "ratio", "compile s"))
+    for t in (int(x) for x in args.threads.split(",")):
+        env = dict(os.environ, TVM_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t))
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--repeat", str(args.repeat)],
+                             env=env, check=True, capture_output=True, text=True).stdout
+        for r in json.loads(out.strip().splitlines()[-1]):
+            print("%-16s %-8s %7d | %8.1f %8.1f %6.2fx | %9.2f" % (r["shape"], r["kind"], t, r["ours"], r["numpy"],
+                                                                   r["ratio"], r["compile"]))
+
+
+if __name__ == "__main__":
+    main()
