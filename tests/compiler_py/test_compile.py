@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tvm
 from tvm import te, tir
@@ -192,6 +194,33 @@ def test_parallel_loop_uses_backend_parallel_launch():
         b = np.zeros_like(a)
         mod["par"](a, b, 2.0)
         np.testing.assert_allclose(b, a * 2 + np.arange(rows, dtype="float32")[:, None], rtol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(0, 300), threads=st.integers(1, 5), start=st.integers(-3, 3))
+def test_parallel_chunks_cover_every_iteration_once(rows, threads, start):
+    """The tasks of a parallel loop claim chunks from a shared counter: with any thread count
+    and extent (0 and fewer rows than chunks included) each iteration runs exactly once."""
+    import tvm_ffi
+
+    n = tir.Var("n", "int32")
+    B = tir.decl_buffer((n,), "float32", "B")  # n = rows + 3: iterations [start, rows) write B[i + 3]
+    i = tir.Var("i", "int32")
+    body = tir.BufferStore(B, B[i + 3] + tir.Cast("float32", i + 1), [i + 3])
+    f = tir.PrimFunc([B], tir.For(i, start, n - 3 - start, tir.ForKind.PARALLEL, body))
+    mod = tvm_compile(f.with_attr("global_symbol", "count"))
+    set_threads = tvm_ffi.get_global_func("runtime.SetNumThreads")
+    before = tvm_ffi.get_global_func("runtime.GetNumThreads")()
+    set_threads(threads)
+    try:
+        b = np.zeros(rows + 3, "float32")
+        mod["count"](b)
+    finally:
+        set_threads(before)
+    want = np.zeros(rows + 3, "float32")
+    for k in range(start, rows):
+        want[k + 3] += k + 1
+    np.testing.assert_array_equal(b, want)
 
 
 def _tensor_claiming_device(arr, device_type):

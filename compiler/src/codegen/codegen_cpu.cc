@@ -107,8 +107,9 @@ void CodeGenCPU::ReturnUnless(const std::string& cond) {
 
 /*!
  * \brief A parallel loop: the body becomes `__tvm_parallel_lambda_<k>(task_id, penv, cdata)`
- * run by TVMBackendParallelLaunch; each task takes one contiguous chunk of the iterations.
- * The closure is an array of 8-byte slots holding every bound variable the body uses.
+ * run by TVMBackendParallelLaunch; the tasks claim contiguous chunks of the iterations (4 per
+ * task) from a counter in the closure until none is left. The closure is an array of 8-byte
+ * slots: the loop's begin and extent, every bound variable the body uses, the counter.
  */
 bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   if (in_parallel_) return false;  // nested: runs serially inside the enclosing task
@@ -125,7 +126,7 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
     auto it = vars_.find(var);
     if (it != vars_.end() && var != n->loop_var.get()) caps.emplace_back(var, it->second);
   }
-  size_t nslots = caps.size() + 2;
+  size_t nslots = caps.size() + 3;  // begin, extent, the captured values, the chunk counter
   std::string cdata = "%" + Label("closure");
   allocas_ << "  " << cdata << " = alloca [" << nslots << " x i64], align 8\n";
   auto slot_ptr = [&](const std::string& base, size_t k) {
@@ -139,6 +140,9 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
     std::string sp = slot_ptr(cdata, k);
     body_ << "  store " << LLType(stored[k].t) << " " << stored[k].v << ", ptr " << sp << ", align 8\n";
   }
+  // The last slot counts the chunks claimed so far (zero at each launch).
+  std::string counter_slot = slot_ptr(cdata, stored.size());
+  body_ << "  store i64 0, ptr " << counter_slot << ", align 8\n";
   std::string fname = "@__tvm_parallel_lambda_" + func_name_ + "_" + std::to_string(lambda_count_++);
   std::string r = Tmp(), ok = Tmp();
   body_ << "  " << r << " = call i32 @TVMBackendParallelLaunch(ptr " << fname << ", ptr " << cdata
@@ -170,25 +174,44 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   std::string ty = LLType(t);
   Val lmn = loaded[0], lext = loaded[1];
   std::string nt32 = Load("i32", "%penv", 8, 4);
-  std::string nt = Tmp(), tid = Tmp();
+  std::string nt = Tmp();
   body_ << "  " << nt << " = " << (t.bits == 32 ? "add i32 0, " + nt32 : "sext i32 " + nt32 + " to " + ty) << "\n";
-  body_ << "  " << tid << " = " << (t.bits == 32 ? "add i32 0, %task_id" : "sext i32 %task_id to " + ty) << "\n";
+  // Chunks are claimed, not assigned: each task takes the next unclaimed chunk (an atomic
+  // add on the closure's counter) until none is left, so a task whose thread the OS has
+  // descheduled leaves its share to the others instead of stalling the launch (a static
+  // split ran slower at 2 threads than at 1 on a loaded machine). 4 chunks per task keep
+  // them contiguous and few.
+  std::string counter = slot_ptr("%cdata", stored.size());
+  std::string nt4 = Tmp(), small = Tmp(), chunks = Tmp();
+  body_ << "  " << nt4 << " = mul " << ty << " " << nt << ", 4\n";
+  body_ << "  " << small << " = icmp slt " << ty << " " << lext.v << ", " << nt4 << "\n";
+  body_ << "  " << chunks << " = select i1 " << small << ", " << ty << " " << lext.v << ", " << ty << " " << nt4 << "\n";
+  std::string addr = "%" + Label("iv.addr"), end_addr = "%" + Label("end.addr");
+  allocas_ << "  " << addr << " = alloca " << ty << "\n";
+  allocas_ << "  " << end_addr << " = alloca " << ty << "\n";
+  std::string claim = Label("claim"), chunk = Label("chunk"), done = Label("done");
+  body_ << "  br label %" << claim << "\n" << claim << ":\n";
+  std::string c64 = Tmp(), cidx = Tmp(), more = Tmp();
+  body_ << "  " << c64 << " = atomicrmw add ptr " << counter << ", i64 1 monotonic, align 8\n";
+  body_ << "  " << cidx << " = " << (t.bits == 32 ? "trunc i64 " + c64 + " to i32" : "add i64 0, " + c64) << "\n";
+  body_ << "  " << more << " = icmp slt " << ty << " " << cidx << ", " << chunks << "\n";
+  body_ << "  br i1 " << more << ", label %" << chunk << ", label %" << done << "\n" << chunk << ":\n";
   std::string a = Tmp(), b = Tmp(), per = Tmp(), beg = Tmp(), e0 = Tmp(), lt = Tmp(), end = Tmp();
-  body_ << "  " << a << " = add " << ty << " " << lext.v << ", " << nt << "\n";
+  body_ << "  " << a << " = add " << ty << " " << lext.v << ", " << chunks << "\n";
   body_ << "  " << b << " = sub " << ty << " " << a << ", 1\n";
-  body_ << "  " << per << " = sdiv " << ty << " " << b << ", " << nt << "\n";
-  body_ << "  " << beg << " = mul " << ty << " " << tid << ", " << per << "\n";
+  body_ << "  " << per << " = sdiv " << ty << " " << b << ", " << chunks << "\n";
+  body_ << "  " << beg << " = mul " << ty << " " << cidx << ", " << per << "\n";
   body_ << "  " << e0 << " = add " << ty << " " << beg << ", " << per << "\n";
   body_ << "  " << lt << " = icmp slt " << ty << " " << e0 << ", " << lext.v << "\n";
   body_ << "  " << end << " = select i1 " << lt << ", " << ty << " " << e0 << ", " << ty << " " << lext.v << "\n";
-  std::string addr = "%" + Label("iv.addr");
-  allocas_ << "  " << addr << " = alloca " << ty << "\n";
   body_ << "  store " << ty << " " << beg << ", ptr " << addr << "\n";
+  body_ << "  store " << ty << " " << end << ", ptr " << end_addr << "\n";
   std::string cond = Label("for.cond"), bodyl = Label("for.body"), endl = Label("for.end");
   body_ << "  br label %" << cond << "\n" << cond << ":\n";
-  std::string iv = Tmp(), c = Tmp();
+  std::string iv = Tmp(), c = Tmp(), e = Tmp();
   body_ << "  " << iv << " = load " << ty << ", ptr " << addr << "\n";
-  body_ << "  " << c << " = icmp slt " << ty << " " << iv << ", " << end << "\n";
+  body_ << "  " << e << " = load " << ty << ", ptr " << end_addr << "\n";
+  body_ << "  " << c << " = icmp slt " << ty << " " << iv << ", " << e << "\n";
   body_ << "  br i1 " << c << ", label %" << bodyl << ", label %" << endl << "\n" << bodyl << ":\n";
   std::string lv = Tmp();
   body_ << "  " << lv << " = add " << ty << " " << iv << ", " << lmn.v << "\n";
@@ -197,7 +220,8 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   std::string nx = Tmp();
   body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";
   body_ << "  store " << ty << " " << nx << ", ptr " << addr << "\n";
-  body_ << "  br label %" << cond << "\n" << endl << ":\n  ret i32 0\n";
+  body_ << "  br label %" << cond << "\n" << endl << ":\n  br label %" << claim << "\n";
+  body_ << done << ":\n  ret i32 0\n";
   EndFunction("internal i32 " + fname + "(i32 %task_id, ptr %penv, ptr %cdata) #0", "");
   // ---- back to the enclosing function ----
   body_.swap(saved_body);
