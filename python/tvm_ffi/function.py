@@ -533,6 +533,11 @@ def get_global_func(name, allow_missing=False):
     return _make_function(out.value, C.kFunction)
 
 
+# Bumped whenever this process changes the global table from Python, so callers that cache
+# lookups (tvm.ir._api: tens of thousands per model compile) know to look again.
+GLOBALS_GENERATION = [0]
+
+
 def register_global_func(func_name, f=None, override=False):
     """Registers a Python callable (or Function) as global `func_name`.
 
@@ -550,6 +555,7 @@ def register_global_func(func_name, f=None, override=False):
         if C.FunctionSetGlobal(ctypes.byref(ba), fobj._h, 1 if override else 0) != 0:
             _raise_last_error()
         del keep
+        GLOBALS_GENERATION[0] += 1
         return myf
 
     return register if f is None else register(f)
@@ -563,6 +569,7 @@ def list_global_func_names():
 
 def remove_global_func(name):
     """Removes global `name`; returns whether it existed (ffi.FunctionRemoveGlobal)."""
+    GLOBALS_GENERATION[0] += 1
     return bool(get_global_func("ffi.FunctionRemoveGlobal")(name))
 
 

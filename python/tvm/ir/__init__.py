@@ -10,8 +10,25 @@ from tvm_ffi import Object, register_object
 from .. import base as _base  # noqa: F401  (loads libtvm_compiler)
 
 
+_API_CACHE = {}
+_API_GENERATION = [-1]
+
+
 def _api(name):
+    """The global function `name` of the compiler. Lookups are cached (a model's compile makes
+    tens of thousands; each was a C call and a new Function) until Python registers or
+    removes a global (tvm_ffi.function.GLOBALS_GENERATION)."""
+    from tvm_ffi.function import GLOBALS_GENERATION
+
+    if _API_GENERATION[0] != GLOBALS_GENERATION[0]:
+        _API_CACHE.clear()
+        _API_GENERATION[0] = GLOBALS_GENERATION[0]
+    f = _API_CACHE.get(name)
+    if f is not None:
+        return f
     f = tvm_ffi.get_global_func(name, allow_missing=True)
+    if f is not None:
+        _API_CACHE[name] = f
     if f is None:
         if _base.RUNTIME_ONLY:  # the first compiler call of a runtime-only process
             from .._compiler_guard import error
