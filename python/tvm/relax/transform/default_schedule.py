@@ -40,7 +40,7 @@ def tile_shape(lanes, ext_i, ext_j):
     vectors_per_row = max(1, cols // lanes)
     budget = 12 if lanes == 8 else 16  # accumulators: AVX2 has 16 vector registers, the others 32
     rows = min(8, budget // vectors_per_row)
-    if ext_i is not None and ext_i <= 2 and ext_j is not None:
+    if ext_i is not None and 1 <= ext_i <= 2 and ext_j is not None:
         # One or two rows (a matrix-vector product, batch-1 layers): the accumulators go to
         # columns instead, so each reduction step reads several consecutive cache lines of
         # a weight row (1x1024x1024 with a run-time B: 9 GFLOP/s at 16 columns, 16 at 64).
