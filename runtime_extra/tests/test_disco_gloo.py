@@ -75,7 +75,7 @@ def test_allreduce(sess, shape, dtype, op, in_group, seed):
         np.testing.assert_array_equal(get(src, i), xs[i])
 
 
-# Buffers of several ring segments per block (256 KB to 4 MB each, a short last one) and
+# Buffers of several ring segments per block (1 MB to 4 MB each, a short last one) and
 # element counts that the ring's blocks do not divide evenly.
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.sampled_from([(9 << 20) // 4 + 3, (17 << 20) // 4 + 1, 5, 1]),

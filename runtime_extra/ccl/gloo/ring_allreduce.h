@@ -7,7 +7,7 @@
  *
  * Reduce-scatter (p-1 steps: send one block to the right, receive the next from the left
  * into scratch and reduce it in), then allgather (p-1 steps, received straight into place).
- * Pipelined by segments (4 or more per block, 256 KB to 4 MB): a segment is reduced as it
+ * Pipelined by segments (a quarter of a block, kept within 1-4 MB): a segment is reduced as it
  * lands and sent on at once, so the next step (and, after the last reduction, the
  * allgather) starts with the first segment, not when the whole block is in. Every receive
  * is posted ahead (the next step's into the other half of a two-block scratch, all of the
