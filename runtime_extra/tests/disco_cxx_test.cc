@@ -4,6 +4,9 @@
  */
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/container/tensor.h>
@@ -73,6 +76,38 @@ TEST_F(DiscoCxx, AWorkerErrorIsATypedErrorNamingTheWorker) {
   }
   // The session goes on.
   Global("runtime.disco.SessionSyncWorker")(sess, int64_t{1});
+}
+
+// A pool that links its workers by pipes (TVM's read_fd/write_fd convention, what Python's pool
+// does) in a program that leaves SIGPIPE at its default: a worker that is gone must be an error
+// naming it, never a SIGPIPE that kills the controller.
+TEST_F(DiscoCxx, APipeLinkToADeadWorkerIsAnErrorNotSigpipe) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  struct sigaction old {};
+  ASSERT_EQ(sigaction(SIGPIPE, &dfl, &old), 0);
+  Function pool = Function::FromTyped([](int64_t worker_id) -> Any {
+    if (worker_id == 0) return Any(nullptr);
+    int cmd[2], rep[2];
+    if (pipe(cmd) != 0 || pipe(rep) != 0) return Any(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);  // a worker that is gone at once
+    close(cmd[0]);
+    close(rep[1]);
+    waitpid(pid, nullptr, 0);  // its end of both pipes is closed for sure
+    return Any(tvm::ffi::Shape({rep[0], cmd[1]}));
+  });
+  Any sess = Global("runtime.disco.SessionProcessFromPool")(int64_t{2}, int64_t{1}, pool);
+  try {
+    Global("runtime.disco.SessionGetGlobalFunc")(sess, "runtime.disco.worker_rank");
+    Global("runtime.disco.SessionSyncWorker")(sess, int64_t{1});
+    FAIL() << "no error";
+  } catch (const tvm::ffi::Error& e) {
+    EXPECT_EQ(e.kind(), "DiscoWorkerLostError") << e.message();
+    EXPECT_NE(e.message().find("worker 1"), std::string::npos) << e.message();
+  }
+  Global("runtime.disco.SessionShutdown")(sess);
+  sigaction(SIGPIPE, &old, nullptr);
 }
 
 }  // namespace

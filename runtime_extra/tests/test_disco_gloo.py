@@ -71,9 +71,11 @@ def test_allreduce(sess, shape, dtype, op, in_group, seed):
     for i in range(n):
         expected = reduce([xs[j] for j in members(i, n, g, in_group)], op, dtype)
         assert_close(get(dst, i), expected, dtype, "%s on worker %d" % (op, i))
+        # The ring reads `src` in place of copying it to `dst` first: it must stay as it was.
+        np.testing.assert_array_equal(get(src, i), xs[i])
 
 
-# Buffers past the ring's 4 MB segments (several segments per block, a short last one) and
+# Buffers of several ring segments per block (1 MB to 4 MB each, a short last one) and
 # element counts that the ring's blocks do not divide evenly.
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.sampled_from([(9 << 20) // 4 + 3, (17 << 20) // 4 + 1, 5, 1]),
@@ -86,6 +88,7 @@ def test_allreduce_of_large_and_uneven_buffers(sess, n, dtype, op, seed):
     expected = reduce(xs, op, dtype)
     for i in range(sess.num_workers):
         assert_close(get(dst, i), expected, dtype, "%s on worker %d" % (op, i))
+        np.testing.assert_array_equal(get(src, i), xs[i])
 
 
 @EXAMPLES

@@ -100,6 +100,30 @@ def test_worker0_only_and_groups(kind):
         assert [gid.debug_get_from_remote(i) for i in range(4)] == [0, 0, 1, 1]
 
 
+@KINDS
+@pytest.mark.parametrize("dropped", [3, 100])
+def test_dropped_refs_free_their_registers_in_order(kind, dropped):
+    # A dropped DRef's kill reaches each worker ahead of that worker's next command: a command
+    # for one worker (sync_worker_0) carries only that worker's kills, the others get theirs
+    # with their next command (or on their own past 64). A reused register must hold its new
+    # value on every worker.
+    with make_session(kind, 3) as sess:
+        rank = sess.get_global_func("runtime.disco.worker_rank")
+        size = sess.get_global_func("runtime.disco.world_size")
+        for _ in range(3):
+            refs = [rank() for _ in range(dropped)]
+            regs = sorted(r.reg_id for r in refs)
+            del refs
+            sess.sync_worker_0()
+            sess.sync_worker_0()
+            again = [size() for _ in range(dropped)]
+            assert sorted(r.reg_id for r in again) == regs  # freed registers are reused
+            sess._sync_all()
+            for w in range(3):
+                assert {r.debug_get_from_remote(w) for r in again} == {3}
+            del again
+
+
 def test_bad_input_is_a_typed_error():
     with pytest.raises(ValueError, match="multiple of num_groups"):
         disco.ThreadedSession(3, 2)

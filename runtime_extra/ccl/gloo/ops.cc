@@ -69,10 +69,17 @@ void AllReduce(OptTensor send, int64_t kind, bool in_group, OptTensor recv) {
     TVM_FFI_THROW(ValueError) << "gloo allreduce: `send` has " << s.numel << " elements, `recv` "
                               << r.numel;
   }
-  if (r.data != s.data) std::memmove(r.data, s.data, r.bytes);
+  // The ring reads `send` and writes `recv` (no copy of one into the other first) unless the
+  // two overlap without being the same buffer: then in place on a copy.
+  const void* in = s.data;
+  bool overlap = r.data != s.data && r.data < s.data + s.bytes && s.data < r.data + r.bytes;
+  if (overlap) {
+    std::memmove(r.data, s.data, r.bytes);
+    in = r.data;
+  }
   Guard("allreduce", [&] {
-    AllreduceInPlace(comm->Get(in_group), r.dtype, r.data, r.numel, static_cast<int>(kind),
-                     comm->timeout());
+    Allreduce(comm->Get(in_group), r.dtype, in, r.data, r.numel, static_cast<int>(kind),
+              comm->timeout());
   });
 }
 

@@ -33,22 +33,25 @@ ReduceFn Pick(int kind) {
 }
 
 template <typename T>
-void Run(const std::shared_ptr<gloo::Context>& ctx, T* data, size_t n, int kind,
+void Run(const std::shared_ptr<gloo::Context>& ctx, const void* in, void* out, size_t n, int kind,
          std::chrono::milliseconds timeout) {
-  RingAllreduce(ctx, data, n, sizeof(T), Pick<T>(kind), timeout);
+  RingAllreduce(ctx, in, out, n, sizeof(T), Pick<T>(kind), timeout);
   if (kind == 4) {
+    T* data = static_cast<T*>(out);
     for (size_t i = 0; i < n; ++i) data[i] = static_cast<T>(data[i] / static_cast<T>(ctx->size));
   }
 }
 
 /*! \brief A 16-bit float type through float32: widen, reduce, round back once. */
 template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
-void RunVia32(const std::shared_ptr<gloo::Context>& ctx, uint16_t* data, size_t n, int kind,
-              std::chrono::milliseconds timeout) {
+void RunVia32(const std::shared_ptr<gloo::Context>& ctx, const void* in, void* out, size_t n,
+              int kind, std::chrono::milliseconds timeout) {
+  const uint16_t* src = static_cast<const uint16_t*>(in);
   std::vector<float> wide(n);
-  for (size_t i = 0; i < n; ++i) wide[i] = Widen(data[i]);
-  Run<float>(ctx, wide.data(), n, kind, timeout);
-  for (size_t i = 0; i < n; ++i) data[i] = Narrow(wide[i]);
+  for (size_t i = 0; i < n; ++i) wide[i] = Widen(src[i]);
+  Run<float>(ctx, wide.data(), wide.data(), n, kind, timeout);
+  uint16_t* dst = static_cast<uint16_t*>(out);
+  for (size_t i = 0; i < n; ++i) dst[i] = Narrow(wide[i]);
 }
 
 }  // namespace
@@ -67,32 +70,26 @@ bool ReducibleType(DLDataType t) {
   return false;
 }
 
-void AllreduceInPlace(const std::shared_ptr<gloo::Context>& ctx, DLDataType t, void* data,
-                      size_t n, int kind, std::chrono::milliseconds timeout) {
+void Allreduce(const std::shared_ptr<gloo::Context>& ctx, DLDataType t, const void* in,
+               void* out, size_t n, int kind, std::chrono::milliseconds timeout) {
   TVM_FFI_ICHECK(ReducibleType(t));
   if (n == 0) return;
   if (t.code == kDLFloat) {
-    if (t.bits == 16) return RunVia32<HalfToFloat, FloatToHalf>(ctx, static_cast<uint16_t*>(data), n, kind, timeout);
-    if (t.bits == 32) return Run(ctx, static_cast<float*>(data), n, kind, timeout);
-    return Run(ctx, static_cast<double*>(data), n, kind, timeout);
+    if (t.bits == 16) return RunVia32<HalfToFloat, FloatToHalf>(ctx, in, out, n, kind, timeout);
+    if (t.bits == 32) return Run<float>(ctx, in, out, n, kind, timeout);
+    return Run<double>(ctx, in, out, n, kind, timeout);
   }
-  if (t.code == kDLBfloat) {
-    return RunVia32<BFloatToFloat, FloatToBFloat>(ctx, static_cast<uint16_t*>(data), n, kind, timeout);
-  }
+  if (t.code == kDLBfloat) return RunVia32<BFloatToFloat, FloatToBFloat>(ctx, in, out, n, kind, timeout);
   bool s = t.code == kDLInt;
   switch (t.bits) {
     case 8:
-      return s ? Run(ctx, static_cast<int8_t*>(data), n, kind, timeout)
-               : Run(ctx, static_cast<uint8_t*>(data), n, kind, timeout);
+      return s ? Run<int8_t>(ctx, in, out, n, kind, timeout) : Run<uint8_t>(ctx, in, out, n, kind, timeout);
     case 16:
-      return s ? Run(ctx, static_cast<int16_t*>(data), n, kind, timeout)
-               : Run(ctx, static_cast<uint16_t*>(data), n, kind, timeout);
+      return s ? Run<int16_t>(ctx, in, out, n, kind, timeout) : Run<uint16_t>(ctx, in, out, n, kind, timeout);
     case 32:
-      return s ? Run(ctx, static_cast<int32_t*>(data), n, kind, timeout)
-               : Run(ctx, static_cast<uint32_t*>(data), n, kind, timeout);
+      return s ? Run<int32_t>(ctx, in, out, n, kind, timeout) : Run<uint32_t>(ctx, in, out, n, kind, timeout);
     default:
-      return s ? Run(ctx, static_cast<int64_t*>(data), n, kind, timeout)
-               : Run(ctx, static_cast<uint64_t*>(data), n, kind, timeout);
+      return s ? Run<int64_t>(ctx, in, out, n, kind, timeout) : Run<uint64_t>(ctx, in, out, n, kind, timeout);
   }
 }
 

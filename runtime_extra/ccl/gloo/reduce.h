@@ -1,5 +1,5 @@
 /*
- * Allreduce of one buffer in place, by element type: TVM's ReduceKind (0 sum, 1 prod, 2 min,
+ * Allreduce by element type: TVM's ReduceKind (0 sum, 1 prod, 2 min,
  * 3 max, 4 avg = sum / the communicator's size; integers truncate toward zero). float16 and
  * bfloat16 are reduced in float32 (half.h).
  */
@@ -19,9 +19,12 @@ namespace disco_gloo {
 /*! \brief Whether allreduce supports `dtype` (scalar float16/bfloat16/float32/float64, int8-64, uint8-64). */
 bool ReducibleType(DLDataType dtype);
 
-/*! \brief Reduces `numel` elements at `data` across `ctx`; every rank gets the result. */
-void AllreduceInPlace(const std::shared_ptr<gloo::Context>& ctx, DLDataType dtype, void* data,
-                      size_t numel, int kind, std::chrono::milliseconds timeout);
+/*!
+ * \brief Reduces `numel` elements at `in` across `ctx` into `out` (the same buffer, or two that
+ * do not overlap); every rank gets the result.
+ */
+void Allreduce(const std::shared_ptr<gloo::Context>& ctx, DLDataType dtype, const void* in,
+               void* out, size_t numel, int kind, std::chrono::milliseconds timeout);
 
 }  // namespace disco_gloo
 }  // namespace runtime

@@ -1,9 +1,14 @@
 #include "fd_channel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,28 +33,79 @@ bool WaitFd(int fd, short events, int timeout_ms) {
     if (errno != EINTR) return true;  // let the read/write report the error
   }
 }
+
+bool IsSocket(int fd) {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+bool SigpipeIgnored() {
+  struct sigaction sa;
+  return ::sigaction(SIGPIPE, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN;
+}
+
+void SetNonBlocking(int fd) {
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0 && !(flags & O_NONBLOCK)) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+bool WouldBlock(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
 }  // namespace
 
-FdLink::FdLink(int read_fd, int write_fd) : read_fd_(read_fd), write_fd_(write_fd) {}
+FdLink::FdLink(int read_fd, int write_fd, bool nonblocking)
+    : read_fd_(read_fd), write_fd_(write_fd), nonblocking_(nonblocking) {
+  read_socket_ = IsSocket(read_fd);
+  write_socket_ = write_fd == read_fd ? read_socket_ : IsSocket(write_fd);
+  if (nonblocking_) {
+    // Sockets take MSG_DONTWAIT per call; pipes need the flag on the file (ours alone: the
+    // pool hands the controller's ends over and keeps no copy).
+    if (!read_socket_) SetNonBlocking(read_fd);
+    if (!write_socket_) SetNonBlocking(write_fd);
+  }
+  guard_sigpipe_ = !write_socket_ && !SigpipeIgnored();
+}
 
 FdLink::~FdLink() {
   if (read_fd_ >= 0) ::close(read_fd_);
   if (write_fd_ >= 0 && write_fd_ != read_fd_) ::close(write_fd_);
 }
 
-bool FdLink::WriteV(iovec* iov, int count, int timeout_ms) {
-  // Try first, wait only when the socket is full: one syscall per frame in the common case
-  // (a poll before every send doubled the cost of a small command).
-  int flags = MSG_NOSIGNAL | (timeout_ms >= 0 ? MSG_DONTWAIT : 0);
-  while (count > 0) {
+ssize_t FdLink::WriteOnce(iovec* iov, int count, bool dontwait) {
+  if (write_socket_) {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = static_cast<size_t>(count);
-    ssize_t k = ::sendmsg(write_fd_, &msg, flags);
-    if (k < 0 && errno == ENOTSOCK) k = ::writev(write_fd_, iov, count);  // a pipe
+    return ::sendmsg(write_fd_, &msg, MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0));
+  }
+  if (!guard_sigpipe_) return ::writev(write_fd_, iov, count);
+  // This process would die of SIGPIPE on a dead reader: block it for this write and take
+  // back the one the write raised (unless one was already pending before).
+  sigset_t pipe_set, old_set, pending;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+  bool was_pending = ::sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+  ssize_t k = ::writev(write_fd_, iov, count);
+  int err = errno;
+  if (k < 0 && err == EPIPE && !was_pending) {
+    timespec zero{0, 0};
+    while (::sigtimedwait(&pipe_set, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+  errno = err;
+  return k;
+}
+
+bool FdLink::WriteV(iovec* iov, int count, int timeout_ms) {
+  // Try first, wait only when the link is full: one syscall per frame batch in the common
+  // case (a poll before every send doubled the cost of a small command).
+  bool dontwait = timeout_ms >= 0;
+  while (count > 0) {
+    ssize_t k = WriteOnce(iov, count, dontwait);
     if (k < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (WouldBlock(errno)) {
         if (!WaitFd(write_fd_, POLLOUT, timeout_ms)) return false;
         continue;
       }
@@ -96,10 +152,19 @@ bool FdLink::WriteFrames(const std::vector<const std::string*>& frames, int time
   return true;
 }
 
+ssize_t FdLink::ReadOnce(char* data, size_t n) {
+  if (read_socket_ && nonblocking_) return ::recv(read_fd_, data, n, MSG_DONTWAIT);
+  return ::read(read_fd_, data, n);
+}
+
 bool FdLink::ReadAll(char* data, size_t n) {
   while (n > 0) {
-    ssize_t k = ::read(read_fd_, data, n);
+    ssize_t k = ReadOnce(data, n);
     if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && WouldBlock(errno)) {  // the rest of a frame that has begun: wait for it
+      WaitFd(read_fd_, POLLIN, -1);
+      continue;
+    }
     if (k <= 0) return false;  // EOF or error: the peer is gone
     data += k;
     n -= static_cast<size_t>(k);
@@ -115,8 +180,12 @@ bool FdLink::Fill(size_t need) {
     in_begin_ = 0;
   }
   while (in_end_ - in_begin_ < need) {
-    ssize_t k = ::read(read_fd_, in_.get() + in_end_, kReadChunk - in_end_);
+    ssize_t k = ReadOnce(in_.get() + in_end_, kReadChunk - in_end_);
     if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && WouldBlock(errno)) {
+      WaitFd(read_fd_, POLLIN, -1);
+      continue;
+    }
     if (k <= 0) return false;  // EOF or error: the peer is gone
     in_end_ += static_cast<size_t>(k);
   }
@@ -126,12 +195,30 @@ bool FdLink::Fill(size_t need) {
 RecvStatus FdLink::Read(std::string* frame, int timeout_ms) {
   // Small frames come several to a read(): keep what arrived beyond this frame for the next
   // call, which then returns without a syscall.
-  if (Buffered() < 8) {
-    if (Buffered() == 0 && timeout_ms >= 0 && !WaitFd(read_fd_, POLLIN, timeout_ms)) {
-      return RecvStatus::kTimeout;
+  if (Buffered() == 0 && timeout_ms >= 0) {
+    // Bounded: no byte of a frame yet. A non-blocking end reads first (one syscall when the
+    // frame is there, or to find the link idle) and polls only to wait.
+    if (!nonblocking_) {
+      if (!WaitFd(read_fd_, POLLIN, timeout_ms)) return RecvStatus::kTimeout;
+    } else {
+      if (!in_) in_.reset(new char[kReadChunk]);
+      in_begin_ = in_end_ = 0;
+      for (bool waited = false;;) {
+        ssize_t k = ReadOnce(in_.get(), kReadChunk);
+        if (k > 0) {
+          in_end_ = static_cast<size_t>(k);
+          break;
+        }
+        if (k == 0) return RecvStatus::kClosed;
+        if (errno == EINTR) continue;
+        if (!WouldBlock(errno)) return RecvStatus::kClosed;
+        if (timeout_ms == 0 || waited) return RecvStatus::kTimeout;
+        if (!WaitFd(read_fd_, POLLIN, timeout_ms)) return RecvStatus::kTimeout;
+        waited = true;
+      }
     }
-    if (!Fill(8)) return RecvStatus::kClosed;
   }
+  if (Buffered() < 8 && !Fill(8)) return RecvStatus::kClosed;
   uint64_t n;
   std::memcpy(&n, in_.get() + in_begin_, 8);
   if (n > kMaxFrame) return RecvStatus::kClosed;

@@ -15,6 +15,9 @@ namespace {
 constexpr int kSliceMs = 20;
 // How long a worker error waits for the other workers to report theirs (see RaiseErrors).
 constexpr int64_t kErrorFlushMs = 2000;
+// Kills a worker may lag before they are sent on their own (bounds the log, and how long a
+// dropped tensor can stay alive on a worker that only the others' commands pass by).
+constexpr size_t kMaxKillLag = 64;
 }  // namespace
 
 void CheckSessionShape(int num_workers, int num_groups) {
@@ -48,6 +51,7 @@ BcastSessionObj::~BcastSessionObj() = default;
 void BcastSessionObj::SetChannels(std::vector<std::shared_ptr<ControllerChannel>> channels) {
   channels_ = std::move(channels);
   outstanding_.assign(channels_.size(), 0);
+  kills_sent_.assign(channels_.size(), 0);
 }
 
 std::string BcastSessionObj::DescribeWorker(int worker_id) const {
@@ -108,47 +112,61 @@ void BcastSessionObj::FlushKills() {
     kills.swap(pending_kills_);
   }
   for (int64_t reg : kills) {
-    // Sent with the next command (Broadcast/SendTo), in order, so a register reused by that
-    // very command is dropped on every worker before it is written again.
-    deferred_.push_back(EncodeMessage(Action::kKillReg, reg, nullptr, 0, DRefRegOf, false));
+    // Each worker gets the kill ahead of its next command, in order, so a register reused by
+    // a later command is dropped on that worker before it is written again.
+    kill_log_.push_back(EncodeMessage(Action::kKillReg, reg, nullptr, 0, DRefRegOf, false));
     std::lock_guard<std::mutex> lock(reg_mu_);
     free_regs_.push_back(reg);
   }
+  if (kill_log_.size() > kMaxKillLag) SendAllKills();
 }
 
-void BcastSessionObj::SendToAll(const std::vector<const std::string*>& frames, Action action) {
+void BcastSessionObj::SendWithKills(int worker_id, const std::string& frame, Action action) {
+  bool ok;
+  size_t sent = kills_sent_[worker_id];
+  if (sent == kill_log_.size()) {
+    ok = channels_[worker_id]->SendCommand(frame, TimeoutMs());
+  } else {
+    std::vector<const std::string*> frames;
+    frames.reserve(kill_log_.size() - sent + 1);
+    for (size_t k = sent; k < kill_log_.size(); ++k) frames.push_back(&kill_log_[k]);
+    frames.push_back(&frame);
+    ok = channels_[worker_id]->SendCommands(frames, TimeoutMs());
+    kills_sent_[worker_id] = kill_log_.size();
+  }
+  if (!ok) {
+    Break("DiscoWorkerLostError", DescribeWorker(worker_id) + " is gone or stopped reading commands (" +
+                                      ActionName(action) + ")");
+  }
+}
+
+void BcastSessionObj::SendAllKills() {
   for (int i = 0; i < num_workers_; ++i) {
+    size_t sent = kills_sent_[i];
+    if (sent == kill_log_.size()) continue;
+    std::vector<const std::string*> frames;
+    for (size_t k = sent; k < kill_log_.size(); ++k) frames.push_back(&kill_log_[k]);
+    kills_sent_[i] = kill_log_.size();
     if (!channels_[i]->SendCommands(frames, TimeoutMs())) {
       Break("DiscoWorkerLostError", DescribeWorker(i) + " is gone or stopped reading commands (" +
-                                        ActionName(action) + ")");
+                                        ActionName(Action::kKillReg) + ")");
     }
   }
+  kill_log_.clear();
+  std::fill(kills_sent_.begin(), kills_sent_.end(), 0);
 }
 
 void BcastSessionObj::Broadcast(Action action, int64_t reg, const ffi::AnyView* args, int num_args) {
   std::string frame = EncodeMessage(action, reg, args, static_cast<size_t>(num_args), DRefRegOf, false);
-  std::vector<std::string> deferred;
-  deferred.swap(deferred_);
-  std::vector<const std::string*> frames;
-  for (const std::string& f : deferred) frames.push_back(&f);
-  frames.push_back(&frame);
-  SendToAll(frames, action);
+  for (int i = 0; i < num_workers_; ++i) SendWithKills(i, frame, action);
+  kill_log_.clear();  // every worker has been sent every kill
+  std::fill(kills_sent_.begin(), kills_sent_.end(), 0);
 }
 
 void BcastSessionObj::SendTo(int worker_id, Action action, int64_t reg, const ffi::AnyView* args,
                              int num_args) {
   std::string frame = EncodeMessage(action, reg, args, static_cast<size_t>(num_args), DRefRegOf, true);
-  if (!deferred_.empty()) {  // kills go to every worker, ahead of this command
-    std::vector<std::string> deferred;
-    deferred.swap(deferred_);
-    std::vector<const std::string*> frames;
-    for (const std::string& f : deferred) frames.push_back(&f);
-    SendToAll(frames, Action::kKillReg);
-  }
-  if (!channels_[worker_id]->SendCommand(frame, TimeoutMs())) {
-    Break("DiscoWorkerLostError", DescribeWorker(worker_id) + " is gone or stopped reading commands (" +
-                                      ActionName(action) + ")");
-  }
+  SendWithKills(worker_id, frame, action);
   ++outstanding_[worker_id];  // every command sent to one worker gets one reply (or an error)
 }
 

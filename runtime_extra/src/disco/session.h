@@ -107,8 +107,13 @@ class BcastSessionObj : public ffi::Object {
   void SendTo(int worker_id, Action action, int64_t reg, const ffi::AnyView* args, int num_args);
   Message WaitReply(int worker_id, Action expected);
   void FlushKills();
-  /*! \brief `frames` to every worker, in order, one hand-off per worker where possible. */
-  void SendToAll(const std::vector<const std::string*>& frames, Action action);
+  /*!
+   * \brief `frame` to worker `worker_id`, after the kills it has not been sent yet, as one
+   * hand-off where the link allows.
+   */
+  void SendWithKills(int worker_id, const std::string& frame, Action action);
+  /*! \brief Sends every worker the kills it lags; the log is then empty. */
+  void SendAllKills();
   void CheckUsable();
   [[noreturn]] void Break(const std::string& kind, const std::string& why);
   static std::string FormatWorkerError(const Message& msg);
@@ -138,8 +143,12 @@ class BcastSessionObj : public ffi::Object {
   int64_t next_reg_ = 1;
   std::vector<int64_t> free_regs_;
   std::vector<int64_t> pending_kills_;
-  // Encoded kills of dropped DRefs, sent ahead of the next command (controller thread only).
-  std::vector<std::string> deferred_;
+  // Encoded kills of dropped DRefs (controller thread only). Worker i has been sent the first
+  // kills_sent_[i]; the rest go ahead of its next command. A command for every worker sends
+  // them all; one for a single worker (sync, debug) sends that worker's only, so a
+  // call_packed + sync_worker_0 loop wakes the other workers once per iteration, not twice.
+  std::vector<std::string> kill_log_;
+  std::vector<size_t> kills_sent_;
   bool shut_down_ = false;
   std::string broken_kind_;
   std::string broken_;

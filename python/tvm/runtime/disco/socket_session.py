@@ -7,7 +7,7 @@ local processes, exactly as in a ProcessSession. Every other node runs
 
 which connects to the controller, gets its node id (in order of arrival) and then starts its
 workers; each of them opens its own connection back here. From then on a remote worker is a
-plain Disco link to the controller (the same frames as a local process's socketpair), so the
+plain Disco link to the controller (the same frames as a local process's pipes), so the
 session, its error channel and its bounded waits are ProcessSession's.
 
 Where TVM's SocketSession trusts anyone who connects, here every connection proves the token
