@@ -6,8 +6,12 @@ side-effect-free ONNX graphs are) and selects each output:
 - outputs of one rank but shapes that may differ (a guard such as torchvision's
   `if boxes.numel() == 0: return empty`, whose branches are [0] and [n]): the output's
   extents are the taken branch's, computed at run time (where(cond, dims_a, dims_b)) and
-  bound to symbolic variables, and a serial kernel copies the taken branch.
-Sequences, optionals and outputs of different ranks or dtypes are not supported."""
+  bound to symbolic variables, and a serial kernel copies the taken branch;
+- outputs of different ranks (AffineGrid's function body selects between a scalar and a
+  [1] tensor): broadcast by `where`, so the output has the broadcast shape, which is the
+  taken branch's only when that one has the larger rank (the converter's earlier behaviour,
+  kept for those bodies; a Relax value cannot change rank at run time).
+Sequences, optionals and outputs of different dtypes are not supported."""
 
 import numpy as np
 
@@ -40,12 +44,9 @@ def _select_func(rank, dtype):
 def _select_shapes(ctx, c, x, y, sx, sy):
     from .... import ir
 
-    if ir.structural_equal(sx.shape, sy.shape):
-        return R.where(c, x, y)
     rank = len(sx.shape)
-    if rank == 0 or len(sy.shape) != rank:
-        raise NotImplementedError("If with a run-time condition: branch outputs of ranks %d and %d"
-                                  % (rank, len(sy.shape)))
+    if ir.structural_equal(sx.shape, sy.shape) or len(sy.shape) != rank:
+        return R.where(c, x, y)
     axes = list(range(rank))
     dims = ctx.bb.emit(R.where(R.reshape(c, [1]), _dims(ctx, x, axes), _dims(ctx, y, axes)))
     out = bind_lengths(ctx, dims, rank, "if")
