@@ -13,6 +13,12 @@
 #   $HOME/.cache/tvm-stack/apache-tvm-0.27.0.post1), for the CUDA blob interop test
 #   (tests/interop/test_cuda_blob_apache_tvm.py); --no-deps: numpy, ml_dtypes and
 #   typing_extensions come from the interpreter (requirements-test.txt and its dependencies).
+#   torch 2.14.1 + torchvision 0.29.1 (with numpy, onnx, onnxruntime, llvmlite as pinned in
+#   requirements-test.txt) in a virtual environment of their own, $TVM_VISION_VENV (default
+#   $HOME/.cache/tvm-stack/vision-torch-2.14.1), for tests/compiler_py/test_vision_models.py:
+#   PyPI's torchvision wheels do not import beside the CPU torch 2.13 of requirements-test.txt
+#   ('operator torchvision::nms does not exist'). On x86_64 that torch is a CUDA build (about
+#   5.5 GB; it runs on the CPU).
 #   the wheels of our wheels' dependencies (numpy, llvmlite), into $TVM_STACK_WHEELHOUSE
 #   (default $HOME/.cache/tvm-stack/wheelhouse), for the offline install test.
 set -euo pipefail
@@ -23,6 +29,8 @@ REF_VERSION="0.1.15.post2"
 REF_DIR="${TVM_FFI_REFERENCE_DIR:-$HOME/.cache/tvm-stack/apache-tvm-ffi-$REF_VERSION}"
 APACHE_TVM_VERSION="0.27.0.post1"
 APACHE_TVM_DIR="${APACHE_TVM_DIR:-$HOME/.cache/tvm-stack/apache-tvm-$APACHE_TVM_VERSION}"
+VISION_VENV="${TVM_VISION_VENV:-$HOME/.cache/tvm-stack/vision-torch-2.14.1}"
+VISION_PINS=(torch==2.14.1 torchvision==0.29.1)
 WHEELHOUSE="${TVM_STACK_WHEELHOUSE:-$HOME/.cache/tvm-stack/wheelhouse}"
 # libgloo-dev: the CPU collective engine of Disco's gloo plugin (issue 19; docs/disco.md).
 # iproute2: `ip netns`, for the SocketSession test across two network namespaces.
@@ -120,6 +128,23 @@ if [[ ! -f "$APACHE_TVM_DIR/apache_tvm-$APACHE_TVM_VERSION.dist-info/METADATA" ]
     "apache-tvm==$APACHE_TVM_VERSION" "apache-tvm-ffi==$REF_VERSION"
   rm -rf "$APACHE_TVM_DIR"
   mv "$tmp" "$APACHE_TVM_DIR"   # atomic, as above
+fi
+
+# --- torchvision venv (tests/compiler_py/test_vision_models.py) ----------------------
+# Made in place (a venv cannot be moved); the stamp file, written last, says it is complete.
+VISION_STAMP="$VISION_VENV/.tvm-stack-complete"
+vision_pins=("${VISION_PINS[@]}")
+while read -r line; do
+  line="${line%%#*}"; line="${line// /}"
+  case "$line" in numpy==*|onnx==*|onnxruntime==*|llvmlite==*) vision_pins+=("$line") ;; esac
+done < "$ROOT/requirements-test.txt"
+if [[ ! -f "$VISION_STAMP" || "$(cat "$VISION_STAMP")" != "${vision_pins[*]}" ]]; then
+  log "venv $VISION_VENV: pip install ${vision_pins[*]} (about 5.5 GB on x86_64)"
+  rm -rf "$VISION_VENV"
+  mkdir -p "$(dirname "$VISION_VENV")"
+  "$PYTHON" -m venv "$VISION_VENV"
+  "$VISION_VENV/bin/python" -m pip install -q --disable-pip-version-check "${vision_pins[@]}"
+  echo "${vision_pins[*]}" > "$VISION_STAMP"
 fi
 
 # --- wheelhouse for the offline wheel-install test ---------------------------------

@@ -160,16 +160,16 @@ def test_attention_block_matches_onnxruntime():
 
 def test_unsupported_ops_are_listed_in_one_error():
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="r"),
-             helper.make_node("NonMaxSuppression", ["a", "a"], ["b"], name="nms1"),
+             helper.make_node("MaxUnpool", ["a", "a"], ["b"], name="unpool1", kernel_shape=[2]),
              helper.make_node("Det", ["a"], ["c"], name="det"),
-             helper.make_node("NonMaxSuppression", ["c", "c"], ["y"], name="nms2")]
+             helper.make_node("MaxUnpool", ["c", "c"], ["y"], name="unpool2", kernel_shape=[2])]
     graph = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
                               [helper.make_tensor_value_info("y", TensorProto.INT64, [1, 3])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(OnnxOpError) as info:
         from_onnx(model)
     msg = str(info.value)
-    assert "2 operator type(s)" in msg and "Det: det" in msg and "NonMaxSuppression: nms1, nms2" in msg
+    assert "2 operator type(s)" in msg and "Det: det" in msg and "MaxUnpool: unpool1, unpool2" in msg
 
 
 def test_corrupt_and_invalid_models_raise(tmp_path):

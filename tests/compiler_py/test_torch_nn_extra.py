@@ -1,4 +1,5 @@
-"""torch.export converters for group_norm, transposed convolution and flip vs eager torch, on drawn
+"""torch.export converters for group_norm, transposed convolution, flip and interpolate
+(bilinear, nearest) vs eager torch, on drawn
 shapes and parameters (hypothesis) and a dynamic batch."""
 
 import numpy as np
@@ -90,3 +91,59 @@ def test_flip_of_a_dynamic_extent():
     for n in (2, 5):
         x = torch.arange(n * 2, dtype=torch.float32).reshape(n, 2)
         np.testing.assert_array_equal(vm["main"](tvm.runtime.tensor(x.numpy()))[0].numpy(), torch.flip(x, [0, 1]).numpy())
+
+
+class _Interpolate(nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.kw = kw
+
+    def forward(self, x):
+        return nn.functional.interpolate(x, **self.kw) + 1
+
+
+@settings(max_examples=12, deadline=None)
+@given(mode=st.sampled_from(["bilinear", "nearest"]), align=st.booleans(), by_size=st.booleans(),
+       h=st.integers(1, 6), w=st.integers(1, 6), oh=st.integers(1, 9), ow=st.integers(1, 9),
+       fh=st.sampled_from([0.5, 0.75, 1.5, 2.0, 3.0]), fw=st.sampled_from([0.6, 1.0, 2.0, 2.5]),
+       decompose=st.booleans(), seed=st.integers(0, 2 ** 16))
+def test_interpolate_matches_torch(mode, align, by_size, h, w, oh, ow, fh, fw, decompose, seed):
+    """F.interpolate (aten.upsample_bilinear2d / upsample_nearest2d, .vec and .default): down-
+    and upsampling by size or by scale factor, align_corners both ways for bilinear."""
+    kw = {"mode": mode}
+    if mode == "bilinear":
+        kw["align_corners"] = align
+    if by_size:
+        kw["size"] = (oh, ow)
+    else:
+        kw["scale_factor"] = (fh, fw)
+        if int(h * fh) < 1 or int(w * fw) < 1:
+            h, w = h + 2, w + 2
+    torch.manual_seed(seed)
+    m = _Interpolate(**kw)
+    x = torch.randn(2, 3, h, w)
+    want = m(x).numpy()
+    vm = _run(m, [x], decompose)
+    got = vm["main"](tvm.runtime.tensor(x.numpy()))[0].numpy()
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_interpolate_bilinear_dynamic_size():
+    """The output extents follow a symbolic input (the segmentation heads' upsampling back to
+    the image size): same module, other batch and sizes than the export's."""
+
+    class UpTo(nn.Module):
+        def forward(self, x, y):
+            return nn.functional.interpolate(x, size=y.shape[-2:], mode="bilinear", align_corners=False)
+
+    h, w = Dim("h", min=2, max=64), Dim("w", min=2, max=64)
+    x, y = torch.randn(2, 3, 4, 5), torch.randn(2, 1, 9, 13)
+    vm = _run(UpTo(), [x, y], dynamic_shapes=({0: Dim("b", min=1, max=8), 2: Dim("xh", min=2, max=64),
+                                      3: Dim("xw", min=2, max=64)}, {2: h, 3: w}))
+    for b, sx, sy in ((2, (4, 5), (9, 13)), (3, (3, 7), (16, 5)), (1, (6, 6), (2, 2))):
+        x, y = torch.randn(b, 3, *sx), torch.randn(2, 1, *sy)
+        got = vm["main"](tvm.runtime.tensor(x.numpy()), tvm.runtime.tensor(y.numpy()))[0].numpy()
+        want = UpTo()(x, y).numpy()
+        assert got.shape == want.shape == (b, 3) + sy
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -18,6 +18,7 @@ from . import converters_rnn  # noqa: F401  (RNN, GRU, LSTM)
 from . import converters_scan  # noqa: F401  (Scan)
 from . import converters_if  # noqa: F401  (If)
 from . import converters_select  # noqa: F401  (ReverseSequence, Compress)
+from . import converters_detection  # noqa: F401  (NonZero, NonMaxSuppression, RoiAlign)
 from .converters import CONVERTERS, OnnxOpError
 from .onnx_frontend import from_onnx
 

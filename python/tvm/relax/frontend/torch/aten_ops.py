@@ -843,4 +843,4 @@ def _arange(ctx):
     return R.arange(start, end, step, dt)
 
 
-from . import aten_nn_extra, aten_tensor_extra  # noqa: E402,F401  (register their converters)
+from . import aten_nn_extra, aten_tensor_extra, aten_upsample  # noqa: E402,F401  (register their converters)
