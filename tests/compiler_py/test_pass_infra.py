@@ -2,6 +2,8 @@
 TVM user writes them."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 
 import tvm
@@ -145,3 +147,25 @@ def test_hoist_if_then_else_moves_invariant_guards_out():
     b = np.zeros((n, k), "float32")
     lib["main"](a, b)
     np.testing.assert_allclose(b, a * 2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(trips=st.integers(0, 12), limit=st.integers(0, 15), done=st.integers(0, 1))
+def test_hoist_keeps_guards_that_read_what_the_loop_writes(trips, limit, done):
+    """`for t: if done[0] == 0 and cnt[0] < lim[0]: cnt[0] += 1`: no conjunct uses t, but
+    cnt is written in the loop, so its test is not invariant (hoisted, the body ran on every
+    trip). done[0] is read-only: that conjunct may leave the loop."""
+    from tvm import tir
+
+    cnt = tir.decl_buffer((1,), "int32", "cnt")
+    lim = tir.decl_buffer((1,), "int32", "lim")
+    flag = tir.decl_buffer((1,), "int32", "flag")
+    t = tir.Var("t", "int32")
+    zero = tir.const(0, "int32")
+    cond = tir.And(tir.EQ(flag[zero], zero), tir.LT(cnt[zero], lim[zero]))
+    body = tir.IfThenElse(cond, tir.BufferStore(cnt, cnt[zero] + tir.const(1, "int32"), [zero]), None)
+    f = tir.PrimFunc([cnt, lim, flag], tir.For(t, 0, trips, tir.ForKind.SERIAL, body))
+    lib = tvm.compile(tvm.IRModule({"main": f.with_attr("global_symbol", "main")}))
+    c = np.zeros(1, "int32")
+    lib["main"](c, np.array([limit], "int32"), np.array([done], "int32"))
+    assert int(c[0]) == (0 if done else min(trips, limit))
