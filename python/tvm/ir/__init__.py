@@ -6,6 +6,7 @@ require_compiler("tvm.ir")
 
 import tvm_ffi
 from tvm_ffi import Object, register_object
+from tvm_ffi.function import GLOBALS_GENERATION
 
 from .. import base as _base  # noqa: F401  (loads libtvm_compiler)
 
@@ -18,8 +19,6 @@ def _api(name):
     """The global function `name` of the compiler. Lookups are cached (a model's compile makes
     tens of thousands; each was a C call and a new Function) until Python registers or
     removes a global (tvm_ffi.function.GLOBALS_GENERATION)."""
-    from tvm_ffi.function import GLOBALS_GENERATION
-
     if _API_GENERATION[0] != GLOBALS_GENERATION[0]:
         _API_CACHE.clear()
         _API_GENERATION[0] = GLOBALS_GENERATION[0]
