@@ -4,6 +4,7 @@ computes; a primitive whose preconditions fail raises ScheduleError and leaves t
 as it was. Anything else (another exception, a crash, wrong numbers) is a failure."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,7 +50,23 @@ def _conv2d(n, m):
     return [X, W, Y]
 
 
-PROGRAMS = {"ew": _ew, "reduce": _reduce, "matmul": _matmul, "conv2d": _conv2d}
+def _pixels(n, m):
+    """A convolution as default_schedule runs it: a product over flattened output pixels whose
+    row count is padded to a tile of 4, the epilogue reading it back through the reshape
+    h * m + w beside a residual input."""
+    k, f = 5, 3
+    hw = n * m
+    X = te.placeholder((hw, k), "float32", "X")
+    W = te.placeholder((k, f), "float32", "W")
+    R = te.placeholder((n, m, f), "float32", "R")
+    r = te.reduce_axis((0, k), "r")
+    C = te.compute(((hw + 3) // 4 * 4, f), lambda q, o: te.sum(
+        X[tir.min(q, hw - 1), r] * W[r, o], axis=r), name="C")
+    D = te.compute((n, m, f), lambda h, w, o: C[h * m + w, o] + R[h, w, o], name="D")
+    return [X, W, R, D]
+
+
+PROGRAMS = {"ew": _ew, "reduce": _reduce, "matmul": _matmul, "conv2d": _conv2d, "pixels": _pixels}
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "cache_read",
               "cache_write", "compute_at", "reverse_compute_at", "compute_inline",
               "reverse_compute_inline", "decompose_reduction", "rfactor"]
@@ -140,3 +157,42 @@ def test_random_schedules_keep_the_numbers(program, n, m, steps, seed, data):
             assert sch.func.same_as(before), "a failed %s changed the schedule" % prim
     got = _run(sch.mod, tensors, inputs)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=str(sch.trace))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(1, 9), m=st.integers(1, 12), rows=st.sampled_from([1, 2, 4]),
+       seed=st.integers(0, 2**31 - 1))
+def test_reshape_epilogue_joins_a_padded_tile_write_back(n, m, rows, seed):
+    """The register tile's write-back takes an epilogue that reads the product through a
+    reshape (h * m + w) although the product has more rows than pixels (padded to the tile):
+    the inlined store is guarded, so padded rows write nothing, and the numbers are kept."""
+    tensors = _pixels(n, m)
+    func = te.create_prim_func(tensors)
+    inputs = _inputs(tensors, seed)
+    want = _run(func, tensors, inputs)
+    sch = tir.Schedule(func)
+    block = sch.get_block("C")
+    acc = sch.cache_write(block, 0, "local")
+    q, o, _ = sch.get_loops(block)
+    qo, qi = sch.split(q, factors=[None, 4])
+    sch.reverse_compute_at(acc, qo)
+    sch.reverse_compute_inline(sch.get_block("D"))
+    text = str(sch.mod)
+    assert 'T.block("D")' not in text
+    assert ("T.where" in text) == ((n * m) % 4 != 0), text
+    np.testing.assert_allclose(_run(sch.mod, tensors, inputs), want, rtol=1e-5, atol=1e-5)
+
+
+def test_reshape_epilogue_that_is_not_a_fused_index_is_refused():
+    X = te.placeholder((12, 4), "float32", "X")
+    C = te.compute((12, 4), lambda q, o: X[q, o] * 2.0, name="C")
+    # h * 5 + w with w < 4 skips points: not a reshape of C's rows
+    D = te.compute((2, 4, 4), lambda h, w, o: C[h * 5 + w, o] + 1.0, name="D")
+    sch = tir.Schedule(te.create_prim_func([X, D]))
+    with pytest.raises(tir.ScheduleError, match="not a fused"):
+        sch.reverse_compute_inline(sch.get_block("D"))
+    # reading beyond the rows the producer writes
+    E = te.compute((4, 4, 4), lambda h, w, o: C[h * 4 + w, o] + 1.0, name="E")
+    sch = tir.Schedule(te.create_prim_func([X, E]))
+    with pytest.raises(tir.ScheduleError, match="beyond what the producer writes"):
+        sch.reverse_compute_inline(sch.get_block("E"))

@@ -6,8 +6,15 @@
  * distinct iter vars covering all of them (every point of W is written once, from the
  * block's own point), with no init and only spatial vars. The buffer that disappears must
  * be an intermediate (not a function argument).
+ *
+ * reverse_compute_inline also takes a consumer that reads the link through a reshape (several
+ * of its iter vars fused into one index, h * W + w), as a matmul-shaped convolution's epilogue
+ * does: the producer's iter var is split back into those vars, and where the producer writes
+ * more points than the consumer reads (rows padded to a tile) the inlined store gets a guard.
  */
 #include <tvm/ir/structural.h>
+
+#include <algorithm>
 
 #include "../../support/registry.h"
 #include "utils.h"
@@ -67,6 +74,88 @@ class LoadInliner : public ExprMutator {
   const BufferStoreNode* st_;
   std::vector<int> pos_;
 };
+
+/*! \brief Splits `e` into coefficient * var terms (vars of `c`), e.g. h * 56 + w; false when
+ * `e` has another form (a non-zero constant, a product of vars, a division...). */
+bool AffineTerms(const PrimExpr& e, const BlockNode* c, int64_t scale, std::vector<std::pair<IterVar, int64_t>>* out) {
+  if (auto* v = e.as<VarNode>()) {
+    for (const IterVar& iv : c->iter_vars) {
+      if (iv->var.get() == v) {
+        out->emplace_back(iv, scale);
+        return true;
+      }
+    }
+    return false;
+  }
+  if (auto* n = e.as<IntImmNode>()) return n->value == 0;
+  if (auto* n = e.as<AddNode>()) return AffineTerms(n->a, c, scale, out) && AffineTerms(n->b, c, scale, out);
+  if (auto* n = e.as<MulNode>()) {
+    if (auto* k = n->b.as<IntImmNode>()) return AffineTerms(n->a, c, scale * k->value, out);
+    if (auto* k = n->a.as<IntImmNode>()) return AffineTerms(n->b, c, scale * k->value, out);
+  }
+  return false;
+}
+
+/*!
+ * \brief C reads the link at one dimension through several of its iter vars fused in mixed
+ * radix (a reshape: conv2d_pixels[n, h * 56 + w, c]) where the producer stores it at its iter
+ * var P: each var becomes a digit of P (h = P // 56, w = P % 56) in `c_to_p`. The producer may
+ * write more points along P than C reads (rows padded to a register tile: P < 3138 for
+ * 56 * 56 = 3136 pixels); `guards` then gets P < 3136, so the inlined store skips them.
+ */
+void FusedIndex(const BlockNode* c, const BlockNode* p, const PrimExpr& pidx, const PrimExpr& cidx,
+                const std::string& name, const Buffer& link, const char* prim, VarMap* c_to_p,
+                std::vector<PrimExpr>* guards) {
+  auto fail = [&](const char* why) {
+    TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" reads " << std::string(link->name)
+                             << " at indices that are not distinct iter vars (" << why << ")";
+  };
+  std::vector<std::pair<IterVar, int64_t>> terms, digits;
+  if (!AffineTerms(cidx, c, 1, &terms)) fail("not a sum of iter vars times constants");
+  for (const auto& [iv, coeff] : terms) {
+    const VarNode* v = iv->var.get();
+    if (c_to_p->count(v)) fail("an iter var used twice");
+    for (const auto& [other, k] : digits) {
+      if (other->var.get() == v) fail("an iter var used twice");
+    }
+    auto* mn = iv->min.as<IntImmNode>();
+    auto* ex = iv->extent.as<IntImmNode>();
+    if (mn == nullptr || mn->value != 0 || ex == nullptr || coeff <= 0) fail("a symbolic or shifted domain");
+    if (ex->value == 1) {
+      (*c_to_p)[v] = iv->min;  // a unit axis: its one value
+      continue;
+    }
+    digits.emplace_back(iv, coeff);
+  }
+  std::sort(digits.begin(), digits.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  // Mixed radix: the last digit steps by 1, each other by the span of the ones after it.
+  int64_t span = 1;
+  for (size_t k = digits.size(); k-- > 0;) {
+    if (digits[k].second != span) fail("not a fused (mixed-radix) index");
+    span *= digits[k].first->extent.as<IntImmNode>()->value;
+  }
+  const VarNode* pv = pidx.as<VarNode>();
+  IterVar piv;
+  for (const IterVar& iv : p->iter_vars) {
+    if (iv->var.get() == pv) piv = iv;
+  }
+  if (!piv.defined()) fail("the producer does not store that axis at one of its iter vars");
+  auto* pmin = piv->min.as<IntImmNode>();
+  auto* pext = piv->extent.as<IntImmNode>();
+  if (pmin == nullptr || pmin->value != 0 || pext == nullptr || pext->value < span) {
+    TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" reads " << std::string(link->name)
+                             << " beyond what the producer writes along the fused axis";
+  }
+  DataType t = piv->var.dtype();
+  for (size_t k = 0; k < digits.size(); ++k) {
+    const IterVar& iv = digits[k].first;
+    PrimExpr q = digits[k].second == 1 ? PrimExpr(piv->var)
+                                       : MakeBinary("tir.FloorDiv", piv->var, IntImm(t, digits[k].second));
+    if (k > 0) q = MakeBinary("tir.FloorMod", q, IntImm(t, iv->extent.as<IntImmNode>()->value));
+    (*c_to_p)[iv->var.get()] = iv->var.dtype() == t ? q : MakeCast(iv->var.dtype(), q);
+  }
+  if (pext->value > span) guards->push_back(MakeBinary("tir.LT", piv->var, IntImm(t, span)));
+}
 
 /*! \brief Does the block itself (not a block nested in it) load `buf`? */
 bool ReadsBuffer(const BlockNode* b, const Buffer& buf) {
@@ -173,8 +262,13 @@ PrimFunc ReverseComputeInline(const PrimFunc& f, const std::string& name) {
     if (!StructuralEqual(Any(x), Any(loads[0]))) TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" reads " << std::string(link->name) << " at more than one index";
   }
   VarMap c_to_p;
+  std::vector<PrimExpr> guards;  // in the producer's iter vars: points it writes that C does not read
   for (size_t d = 0; d < loads[0].size(); ++d) {
     const VarNode* v = loads[0][d].as<VarNode>();
+    if (v == nullptr) {
+      FusedIndex(c, p, pst->indices[d], Simp(loads[0][d]), name, link, prim, &c_to_p, &guards);
+      continue;
+    }
     bool is_iv = false;
     for (const IterVar& iv : c->iter_vars) is_iv |= iv->var.get() == v;
     if (!is_iv || c_to_p.count(v)) {
@@ -225,8 +319,13 @@ PrimFunc ReverseComputeInline(const PrimFunc& f, const std::string& name) {
   std::string pname(p->name_hint);
   Block nb = WithAccessRegions(MakeBlock(p->iter_vars, {}, {}, pname, body, Stmt(), p->alloc_buffers, p->annotations));
   PrimFunc out = Replace(f, cr, Stmt());
-  const BlockNode* p2 = FindBlock(out, pname, prim).leaf().as<BlockRealizeNode>()->block.get();
-  out = Replace(out, p2, nb);
+  const BlockRealizeNode* pr2 = FindBlock(out, pname, prim).leaf().as<BlockRealizeNode>();
+  // The guards speak of the producer's iter vars; the realize's predicate of its bindings.
+  VarMap bind;
+  for (size_t i = 0; i < p->iter_vars.size(); ++i) bind[p->iter_vars[i]->var.get()] = pr2->iter_values[i];
+  std::vector<PrimExpr> pred{pr2->predicate};
+  for (const PrimExpr& g : guards) pred.push_back(Simp(Substitute(g, bind)));
+  out = Replace(out, pr2, MakeBlockRealize(pr2->iter_values, AndAll(pred), nb));
   return RemoveAlloc(out, link);
 }
 
