@@ -271,11 +271,17 @@ def _axpy(n=64):
     return te.create_prim_func([x, y, z], "axpy")
 
 
-def test_fast_math_is_off_by_default_and_contract_fuses_into_fma(tmp_path):
-    plain = tvm_compile(_axpy(), target="llvm")
-    assert " contract " not in plain.llvm_ir and "fmul float" in plain.llvm_ir
-    fused = tvm_compile(_axpy(), target="llvm -fast-math-contract")
+def test_contraction_into_fma_is_on_by_default_and_can_be_turned_off(tmp_path):
+    """As apache-tvm's LLVM targets: a*b+c may become one FMA unless the target says
+    -fast-math-contract=false (then every operation is rounded on its own, strict IEEE)."""
+    fused = tvm_compile(_axpy(), target="llvm")
     assert "fmul contract float" in fused.llvm_ir and "fadd contract float" in fused.llvm_ir
+    assert "fast" not in fused.llvm_ir and "reassoc" not in fused.llvm_ir  # nothing else relaxed
+    plain = tvm_compile(_axpy(), target="llvm -fast-math-contract=false")
+    assert " contract " not in plain.llvm_ir and "fmul float" in plain.llvm_ir
+    assert tvm.target.Target("llvm -fast-math-contract").fast_math_flags == "contract"
+    assert tvm.target.Target("llvm -fast-math-nnan").fast_math_flags == "contract,nnan"
+    assert tvm.target.Target("llvm -fast-math-nnan -fast-math-contract=0").fast_math_flags == "nnan"
     x, y = np.random.rand(64).astype("float32"), np.random.rand(64).astype("float32")
     for lib in (plain, fused):
         z = np.zeros(64, "float32")

@@ -3,10 +3,12 @@ libtvm_compiler object), or a GPU target: Target("cuda -arch=sm_90") (also spell
 "nvptx -mcpu=sm_90"; the architecture defaults to sm_80), optionally with the host target
 of the code that launches the kernels: Target("cuda", host="llvm") (the default host).
 
-Floating point follows IEEE by default (no FMA contraction, no reassociation). Options relax
-it the way LLVM's fast-math flags do: `-fast-math` (all of them) or any of
-`-fast-math-contract` (fuse a*b+c into FMA), `-fast-math-reassoc`, `-fast-math-nnan`,
-`-fast-math-ninf`, `-fast-math-nsz`, `-fast-math-arcp`, `-fast-math-afn`.
+Floating point: a*b+c may be fused into one FMA (one rounding instead of two) by default,
+as apache-tvm's LLVM targets do (its target machine allows FP op fusion); nothing else is
+relaxed (no reassociation, NaN/inf/signed zeros kept). `-fast-math-contract=false` keeps
+every multiply and add separately rounded (strict IEEE). Options relax it further the way
+LLVM's fast-math flags do: `-fast-math` (all of them) or any of `-fast-math-reassoc`,
+`-fast-math-nnan`, `-fast-math-ninf`, `-fast-math-nsz`, `-fast-math-arcp`, `-fast-math-afn`.
 """
 
 from .._compiler_guard import require_compiler
@@ -117,9 +119,11 @@ class Target(Node):
 
     @property
     def fast_math_flags(self):
-        """The LLVM fast-math flags the target asks for, comma-separated ("" for none)."""
+        """The LLVM fast-math flags the target asks for, comma-separated ("" for none);
+        "contract" unless `-fast-math-contract=false` (see the module's docstring)."""
         flags = []
-        for key in sorted(str(k) for k in self.attrs.keys()):
+        keys = [str(k) for k in self.attrs.keys()]
+        for key in sorted(keys):
             if not key.startswith("fast-math"):
                 continue
             value = str(self.attrs[key]).lower()
@@ -128,6 +132,8 @@ class Target(Node):
             if value in ("false", "0", "off"):
                 continue
             flags.append("fast" if key == "fast-math" else key[len("fast-math-"):])
+        if "fast-math-contract" not in keys and "fast" not in flags:
+            flags.insert(0, "contract")
         return ",".join(flags)
 
     def __str__(self):
