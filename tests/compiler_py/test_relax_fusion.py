@@ -221,6 +221,21 @@ def test_tile_shape_fits_the_registers_and_divides_rows_when_it_can(lanes, ext_i
         assert ext_i % rows == 0  # no predicated tail when a divisor is available
 
 
+@settings(max_examples=60, deadline=None)
+@given(lanes=st.sampled_from([4, 8, 16]), ext_i=st.integers(1, 5000))
+def test_row_padding_pads_little_and_makes_the_best_tile_divide(lanes, ext_i):
+    from tvm.relax.transform.default_schedule import row_padding, tile_shape
+
+    r = row_padding(lanes, ext_i)
+    if r is None:
+        return
+    padded = -(-ext_i // r) * r
+    assert (padded - ext_i) * 8 <= ext_i and ext_i % r != 0
+    assert tile_shape(lanes, padded, 64)[0] == r
+    unpadded = tile_shape(lanes, ext_i, 64)[0]
+    assert unpadded < r or ext_i % unpadded != 0  # a bigger tile, or no predicated one
+
+
 def test_target_scope_and_lanes():
     from tvm.target import Target
 
@@ -338,8 +353,11 @@ def test_row_reductions_read_whole_vectors(op, rows, k, seed):
 @given(m=st.integers(1, 70), k=st.integers(1, 50), n=st.sampled_from([8, 16, 48, 64]), seed=st.integers(0, 2**16))
 def test_matmul_of_two_inputs_packs_its_right_operand(m, k, n, seed):
     """x @ y with y known only at run time: from 16 rows on (N whole column panels) the kernel
-    packs y into panels first; a matrix-vector product reads it as it is. Both compute what
-    numpy does; a matmul's reduction is never taken for a row reduction."""
+    packs each panel of y just before the row tiles that read it (inside the loop over
+    panels, not as a nest of its own); a matrix-vector product reads y as it is. Rows the
+    best tile does not divide are padded (row_padding) and the copy of the real rows is the
+    tile's guarded write-back. All compute what numpy does; a matmul's reduction is never
+    taken for a row reduction."""
     x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
     y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
     bb = relax.BlockBuilder()
@@ -349,8 +367,83 @@ def test_matmul_of_two_inputs_packs_its_right_operand(m, k, n, seed):
         bb.emit_func_output(out)
     mod = bb.get()
     text = "\n".join(str(f) for f in _scheduled(mod).values())
-    assert ("matmul_pack" in text) == (m >= 16 and n % 16 == 0)
+    packed = m >= 16 and n % 16 == 0
+    assert ("matmul_pack" in text) == packed
     assert "_rf = T.alloc_buffer" not in text
+    from tvm.relax.transform.default_schedule import row_padding
+
+    (kernel,) = [f for name, f in _scheduled(mod).items() if "matmul" in name]
+    sch = tir.Schedule(kernel)
+    if packed:  # packed at use: under the product's loop over column panels
+        product = "matmul_rows" if "matmul_rows" in text else "matmul"
+        pack_loop = sch.get(sch.get_loops(sch.get_block("matmul_pack"))[0])
+        assert pack_loop.same_as(sch.get(sch.get_loops(sch.get_block(product))[0]))
+    padded = packed and row_padding(tvm.target.Target("llvm").fp32_lanes, m) is not None
+    assert ("matmul_rows" in text) == padded
+    if padded:
+        assert 'T.block("matmul")' not in text and "T.where" in text  # the copy is the write-back
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal((m, k)).astype("float32"), rng.standard_normal((k, n)).astype("float32")
+    zero, default = _run_both(mod, a, b)
+    np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(default, a.astype("float64") @ b, rtol=1e-4, atol=1e-4)
+
+
+def _sum_of(n):
+    x = relax.Var("x", relax.TensorStructInfo([n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(R.sum(x))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def test_a_kernel_left_serial_and_scalar_is_named_in_a_warning(caplog):
+    """A reduction of a whole 1-d tensor has no spatial loop to parallelize or vectorize: no
+    rule applies and the pipeline says so, naming the kernel, above a few microseconds of
+    work; a small one and a vectorized one are not named."""
+    with caplog.at_level("WARNING", logger="tvm.relax.transform"):
+        _scheduled(_sum_of(100000))
+    (record,) = [r for r in caplog.records if "serial scalar nest" in r.getMessage()]
+    assert "kernel sum" in record.getMessage()
+    caplog.clear()
+    x = relax.Var("x", relax.TensorStructInfo([64, 1024], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(R.exp(x))
+        bb.emit_func_output(out)
+    with caplog.at_level("WARNING", logger="tvm.relax.transform"):
+        _scheduled(_sum_of(100))
+        _scheduled(bb.get())
+    assert not [r for r in caplog.records if "serial scalar nest" in r.getMessage()]
+
+
+@settings(max_examples=8, deadline=None)
+@given(m=st.sampled_from([1, 2, 3]), k=st.sampled_from([4, 36, 64, 66]), n=st.sampled_from([256, 512, 272]),
+       seed=st.integers(0, 2**16))
+def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, seed):
+    """x @ y for one or two rows of x, y a run-time input: the reduction runs outside the
+    columns (an accumulator chunk of the output row per task, y read row by row, four rows
+    per pass) when N is whole 256-column chunks and K whole groups of four; otherwise the
+    register tile. Both compute what numpy does."""
+    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
+    y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            out = bb.emit_output(R.matmul(x, y))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    (kernel,) = [f for name, f in _scheduled(mod).items() if "matmul" in name]
+    sch = tir.Schedule(kernel)
+    block = sch.get_block("matmul")
+    kinds = [int(sch.get(l).kind) for l in sch.get_loops(block)]
+    streams = m <= 2 and n % 256 == 0 and k % 4 == 0
+    # the reduction's outer part runs outside the column loops: its loop is 2nd (after the
+    # parallel chunk loop) instead of inside the tile's row/column loops
+    assert (kinds.count(tir.expr.ForKind.UNROLLED) == 1 and len(kinds) == 6) == streams, str(kernel)
     rng = np.random.default_rng(seed)
     a, b = rng.standard_normal((m, k)).astype("float32"), rng.standard_normal((k, n)).astype("float32")
     zero, default = _run_both(mod, a, b)

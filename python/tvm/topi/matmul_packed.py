@@ -19,36 +19,37 @@ def pack_stage(b, cols):
     (K, N) -> (N / cols, K, cols); N must be a multiple of `cols`."""
     k, n = b.shape
     groups = n // cols
-    return te.compute((groups, k, cols), lambda g, kk, c: b[kk, g * cols + c], name="matmul_pack")
+    # the panel width in the index type of B's shape: an int32 16 beside int64 indices would
+    # be cast, and a cast divisor hides from the bounds compute_at needs (pack at use)
+    width = tir.const(cols, str(k.dtype)) if hasattr(k, "dtype") else cols
+    return te.compute((groups, k, width), lambda g, kk, c: b[kk, g * cols + c], name="matmul_pack")
 
 
 def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None):
     """a (..., M, K) @ B where bp = pack_weight(B, cols): (..., M, N).
 
-    `pad_rows_to` (for a 2-d `a` whose M is symbolic: a dynamic batch): the product runs over
-    M rounded up to a multiple of it (rows past M re-read row M - 1) and a copy stage takes
-    the first M rows, so the register tile over rows divides its extent and its loops carry
-    no predicate (a predicated tile is not vectorized); the write-back stage is the only
-    one bounded by M."""
+    `pad_rows_to`: the product runs over M rounded up to a multiple of it (rows past M re-read
+    row M - 1) and a copy stage takes the first M rows, so the register tile over rows
+    divides its extent and its loops carry no predicate (a predicated tile is not
+    vectorized). For a symbolic M (a dynamic batch), and for a static M the best tile does
+    not divide (1024 rows: a 6-row AVX2 tile instead of a 4-row one). DefaultSchedule folds
+    the copy into the tile's write-back, guarded to the first M rows."""
     groups, k, cols = bp.shape
+    cols = int(cols)  # a Python int takes the index type of what it meets (no cast)
     kk = te.reduce_axis((0, k), "k")
     dtype = out_dtype or str(a.dtype)
-    lead = list(a.shape[:-1])
-    if pad_rows_to and len(a.shape) == 2:
-        m, r = a.shape[0], pad_rows_to
-        m_pad = (m + (r - 1)) // r * r
+    lead = list(a.shape[:-2])
 
-        def fp(i, j):
-            x, y = a[tir.min(i, m - 1), kk], bp[j // cols, kk, j % cols]
-            if str(x.dtype) != dtype:
-                x, y = tir.cast(x, dtype), tir.cast(y, dtype)
-            return te.sum(x * y, axis=kk)
-        padded = te.compute([m_pad, groups * cols], fp, name="matmul_rows")
-        return te.compute([m, groups * cols], lambda i, j: padded[i, j], name="matmul")
-
-    def f(*i):
-        x, y = a[tuple(list(i[:-1]) + [kk])], bp[i[-1] // cols, kk, i[-1] % cols]
+    def product(row, i, j):
+        x, y = a[tuple(list(i) + [row, kk])], bp[j // cols, kk, j % cols]
         if str(x.dtype) != dtype:
             x, y = tir.cast(x, dtype), tir.cast(y, dtype)
         return te.sum(x * y, axis=kk)
-    return te.compute(lead + [groups * cols], f, name="matmul")
+    m = a.shape[-2]
+    if pad_rows_to:
+        r = pad_rows_to
+        m_pad = (m + (r - 1)) // r * r
+        padded = te.compute(lead + [m_pad, groups * cols],
+                            lambda *i: product(tir.min(i[-2], m - 1), i[:-2], i[-1]), name="matmul_rows")
+        return te.compute(lead + [m, groups * cols], lambda *i: padded[i], name="matmul")
+    return te.compute(lead + [m, groups * cols], lambda *i: product(i[-2], i[:-2], i[-1]), name="matmul")

@@ -9,8 +9,9 @@
  *
  * reverse_compute_inline also takes a consumer that reads the link through a reshape (several
  * of its iter vars fused into one index, h * W + w), as a matmul-shaped convolution's epilogue
- * does: the producer's iter var is split back into those vars, and where the producer writes
- * more points than the consumer reads (rows padded to a tile) the inlined store gets a guard.
+ * does: the producer's iter var is split back into those vars. Where the producer writes
+ * more points than the consumer reads (rows padded to a tile, along a fused or a plain axis)
+ * the inlined store gets a guard.
  */
 #include <tvm/ir/structural.h>
 
@@ -285,8 +286,19 @@ PrimFunc ReverseComputeInline(const PrimFunc& f, const std::string& name) {
     }
     if (!civ.defined() || !piv.defined()) TVM_FFI_THROW(InternalError) << prim << ": iter var lookup failed";
     if (!StructuralEqual(Any(civ->min), Any(piv->min)) || !StructuralEqual(Any(civ->extent), Any(piv->extent))) {
-      TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" does not read all of " << std::string(link->name)
-                               << " (iter var " << std::string(civ->var->name) << " has another domain than the producer's)";
+      // A prefix of the producer's rows (a product over rows rounded up to the tile, then
+      // the first M taken): both start at 0 and the producer covers the link's whole extent
+      // there, so an in-bounds read of C's is one the producer wrote; the points past C's
+      // extent are skipped by a guard.
+      auto* cmin = civ->min.as<IntImmNode>();
+      auto* pmin = piv->min.as<IntImmNode>();
+      bool prefix = cmin && pmin && cmin->value == 0 && pmin->value == 0 && d < link->shape.size() &&
+                    StructuralEqual(Any(piv->extent), Any(link->shape[d]));
+      if (!prefix) {
+        TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" does not read all of " << std::string(link->name)
+                                 << " (iter var " << std::string(civ->var->name) << " has another domain than the producer's)";
+      }
+      guards.push_back(MakeBinary("tir.LT", piv->var, civ->extent));
     }
   }
   for (const IterVar& iv : c->iter_vars) {

@@ -4,6 +4,9 @@ Rules, per block, first that applies:
   - a reduction over the contiguous last axis of its input (softmax, layer norm, ReduceSum
     over the last axis): vector-width partial results (rfactor) read whole vectors of a row,
     a short step combines them (_row_reduction_rule);
+  - a product of one or two rows with a right operand read row by row (B[k, j], a run-time
+    matrix): the reduction outside the columns, an accumulator chunk of the output row in
+    cache per task (_row_vector_rule);
   - a reduction nest [spatial..., reduction...] with two or more spatial loops (matmul,
     conv, pooling): a register tile (cache_write "local", its shape by tile_shape: 8 x 16
     with AVX-512) over the last two spatial loops, the reduction loops outside the tile, columns vectorized, rows unrolled, the outer
@@ -15,10 +18,15 @@ Rules, per block, first that applies:
     whose outer loop is a reduction keeps it serial, and so does a nest of fewer than
     _MIN_PARALLEL_WORK iterations in all (the tile rule too).
 A rule that does not apply to a block's shape (ScheduleError) falls back to the next one.
-Functions with the attr "tir.is_scheduled" are left alone; the result carries it.
+Functions with the attr "tir.is_scheduled" are left alone; the result carries it. A kernel
+that keeps a block of more than a few microseconds of work (_MIN_PARALLEL_WORK iterations)
+with neither a parallel nor a vectorized loop is named in a warning (logger
+"tvm.relax.transform"): it runs at scalar speed on one core.
 Structurally equal PrimFuncs are merged first (dedup_prim_funcs.py): a network's repeated
 layers are scheduled and compiled once.
 """
+
+import logging
 
 from ... import tir
 from ...ir import IRModule
@@ -37,9 +45,8 @@ def tile_shape(lanes, ext_i, ext_j):
     amortize that test: 6 x 32 with AVX-512. Measured on the 784x512 matmul of the MLP
     (benchmarks: ~100 GFLOP/s static 8x16 vs 90 for 4x16; symbolic 73 for 6x32 vs 54)."""
     cols = 16
-    vectors_per_row = max(1, cols // lanes)
-    budget = 12 if lanes == 8 else 16  # accumulators: AVX2 has 16 vector registers, the others 32
-    rows = min(8, budget // vectors_per_row)
+    budget = _accumulators(lanes)
+    rows = _tile_rows(lanes)
     if ext_i is not None and 1 <= ext_i <= 2 and ext_j is not None:
         # One or two rows (a matrix-vector product, batch-1 layers): the accumulators go to
         # columns instead, so each reduction step reads several consecutive cache lines of
@@ -55,6 +62,28 @@ def tile_shape(lanes, ext_i, ext_j):
         if r <= rows and ext_i % r == 0:
             return r, cols
     return min(rows, 4), cols
+
+
+def _accumulators(lanes):
+    return 12 if lanes == 8 else 16  # AVX2 has 16 vector registers, the others 32
+
+
+def _tile_rows(lanes):
+    """The register tile's rows for 16 columns when nothing else constrains them."""
+    return min(8, _accumulators(lanes) // max(1, 16 // lanes))
+
+
+def row_padding(lanes, ext_i):
+    """The multiple to round a product's static row count up to (the extra rows re-read the
+    last one; a guarded copy takes the real ones) when the best register tile does not
+    divide it and the padding wastes at most an eighth of the rows (1024 rows: 1026 for a
+    6-row AVX2 tile, ~11% faster than the 4-row tile that divides 1024), else None."""
+    rows = _tile_rows(lanes)
+    if ext_i is None or ext_i <= 2 or ext_i % rows == 0:
+        return None
+    if (-ext_i % rows) * 8 > ext_i:
+        return None
+    return rows
 
 
 def _tile_rule(sch, block, rows=None, cols=None):
@@ -93,10 +122,13 @@ def _tile_rule(sch, block, rows=None, cols=None):
     # columns than rows (a 1x1 convolution late in a CNN, 13x13 pixels x 1000 channels; a
     # matrix-vector product): each column panel of the weights is then read once while the
     # smaller row operand stays in cache, and the parallel loop has the longer extent.
-    cols_outer = bool(ext_i and ext_j and ext_j > ext_i)
+    pack = _pack_stage(sch, block)
+    cols_outer = bool(ext_i and ext_j and ext_j > ext_i) or pack is not None
     first, second = (jo, io) if cols_outer else (io, jo)
     sch.reorder(*outer, first, second, ii, ji)
     sch.reverse_compute_at(acc, second)
+    if pack is not None:
+        _pack_at_use(sch, pack, first)
     init = sch.decompose_reduction(block, ii)
     sch.reorder(*red, ii, ji)
     par = sch.fuse(*outer, first) if outer else first
@@ -108,6 +140,83 @@ def _tile_rule(sch, block, rows=None, cols=None):
     sch.unroll(init_loops[-2])
     sch.vectorize(init_loops[-1])
     return acc
+
+
+# Columns of a row-vector product's accumulator per task (1 KB of float32: stays in L1).
+_ROW_VECTOR_CHUNK = 256
+
+
+def _row_vector_rule(sch, block):
+    """A product of one or two rows with a right operand read as it is, B[k, j] with the
+    output column j its contiguous last index (a matrix-vector product whose matrix is a
+    run-time input, so not packed): the register tile would walk B down a column strip, a
+    row of B (another page) per reduction step, which no prefetcher follows. Here the
+    reduction runs outside the columns instead: each task keeps a chunk of the output row
+    as an accumulator in cache and streams B's rows through it, four rows of B per pass
+    (unrolled) so each accumulator vector is loaded and stored once per four FMAs.
+    ScheduleError when the block is not such a product."""
+    loops = sch.get_loops(block)
+    kinds = _loop_kinds(sch, block, loops)
+    if kinds.count(True) != 1 or not kinds[-1] or len(loops) < 3:
+        raise tir.ScheduleError("not a [spatial..., i, j, k] product")
+    *outer, i, j, k = loops
+    if any(_static_extent(sch, l) != 1 for l in outer):
+        raise tir.ScheduleError("a batch of products")
+    ext_i, ext_j, ext_k = (_static_extent(sch, l) for l in (i, j, k))
+    lanes = (Target.current() or Target("llvm")).fp32_lanes
+    if not ext_i or ext_i > 2 or not ext_j or ext_j % _ROW_VECTOR_CHUNK or not ext_k or ext_k % 4:
+        raise tir.ScheduleError("not a one- or two-row product of whole chunks")
+    stmt = sch.get(block)
+    jv, kv = stmt.iter_vars[-2].var, stmt.iter_vars[-1].var
+    streams = False
+    for r in stmt.reads:
+        idx = [rng.min for rng in r.region]
+        if len(idx) >= 2 and idx[-1].same_as(jv) and _uses_var(idx[-2], kv):
+            streams = True  # B[k, j]: rows of B are contiguous along the output's columns
+    if not streams:
+        raise tir.ScheduleError("the right operand is not read row by row")
+    acc = sch.cache_write(block, 0, "local")
+    jo, ji = sch.split(j, [None, _ROW_VECTOR_CHUNK])
+    ko, ki = sch.split(k, [None, 4])
+    jvo, jvi = sch.split(ji, [None, lanes])
+    sch.reorder(*outer, jo, ko, i, jvo, ki, jvi)
+    sch.reverse_compute_at(acc, jo)
+    init = sch.decompose_reduction(block, ko)
+    if (ext_i * ext_j * ext_k) >= _MIN_PARALLEL_WORK and ext_j // _ROW_VECTOR_CHUNK > 1:
+        sch.parallel(sch.fuse(*outer, jo) if outer else jo)
+    sch.unroll(ki)
+    sch.vectorize(jvi)
+    sch.vectorize(sch.get_loops(init)[-1])  # the jvi loop, lanes long
+    wb = sch.get_loops(acc)[-1]
+    sch.split(wb, [None, lanes])
+    return acc
+
+
+def _pack_stage(sch, block):
+    """The stage packing a run-time right operand into column panels (matmul_packed.pack_stage,
+    a block named "*_pack") when it feeds `block`, else None."""
+    for producer in sch.get_producers(block):
+        if str(producer).endswith("_pack"):
+            return producer
+    return None
+
+
+def _pack_at_use(sch, pack, panel_loop):
+    """Packs each column panel of the right operand just before the tiles that read it
+    (GotoBLAS's packing at use: the K x cols panel stays in cache for every row tile),
+    instead of packing the whole operand first and reading it back from memory: the tile
+    loop over column panels runs outside the one over rows. The panel's copy stores whole
+    vectors."""
+    try:
+        sch.compute_at(pack, panel_loop)
+    except tir.ScheduleError:
+        return  # the pack stays a nest of its own (it was scheduled as one)
+    loops = sch.get_loops(pack)
+    lanes = (Target.current() or Target("llvm")).fp32_lanes
+    ext = _static_extent(sch, loops[-1])
+    if ext and ext % lanes == 0:
+        _, vec = sch.split(loops[-1], [None, lanes])
+        sch.vectorize(vec)
 
 
 def _row_reduction_rule(sch, name):
@@ -234,7 +343,9 @@ def _is_reduction_loop(sch, loop):
         return True
 
 
-def _schedule(func):
+def _schedule(func, name_hint=None):
+    """`func` with the rules above applied; a warning names it when a block of it is left a
+    serial scalar nest of more than a few microseconds of work."""
     sch = tir.Schedule(func)
     if not _has_root(sch):
         return func
@@ -253,7 +364,11 @@ def _schedule(func):
             pass
         trial = tir.Schedule(sch.mod)
         try:
-            acc = _tile_rule(trial, trial.get_block(name))
+            try:
+                acc = _row_vector_rule(trial, trial.get_block(name))
+            except tir.ScheduleError:
+                trial = tir.Schedule(sch.mod)
+                acc = _tile_rule(trial, trial.get_block(name))
             sch = trial
             # An elementwise epilogue (bias, activation) joins the tile's write-back.
             for consumer in sch.get_consumers(acc):
@@ -280,8 +395,40 @@ def _schedule(func):
             sch.parallel(loops[0])
         except tir.ScheduleError:
             continue  # the outer loop is a reduction (or binds one): leave it serial
+    serial = _serial_scalar_blocks(sch)
+    if serial and name_hint:
+        _LOG.warning("DefaultSchedule: kernel %s stays a serial scalar nest (block %s): no rule "
+                     "vectorized or parallelized it", name_hint, ", ".join(serial))
     return sch.mod["main"] if "main" in sch.mod else list(sch.mod.functions.values())[0]
 
+
+def _serial_scalar_blocks(sch):
+    """Blocks of the scheduled function with neither a parallel nor a vectorized loop around
+    them although their nest has _MIN_PARALLEL_WORK iterations or more (or a symbolic extent):
+    the kernels a user would want to know run at scalar speed on one core."""
+    out = []
+    for block in _all_blocks(sch):
+        loops = sch.get_loops(block)
+        if not loops:
+            continue
+        kinds = {int(sch.get(loop).kind) for loop in loops}
+        if kinds & {tir.ForKind.PARALLEL, tir.ForKind.VECTORIZED, tir.ForKind.THREAD_BINDING}:
+            continue
+        if _total_iterations(sch, loops) >= _MIN_PARALLEL_WORK:
+            out.append(str(block))
+    return out
+
+
+def _all_blocks(sch):
+    blocks, todo = [], list(sch.get_child_blocks(sch.get_block("root")))
+    while todo:
+        b = todo.pop(0)
+        blocks.append(b)
+        todo.extend(sch.get_child_blocks(b))
+    return blocks
+
+
+_LOG = logging.getLogger("tvm.relax.transform")
 
 # Parallel loops are fused until they have at least this many iterations (several per
 # thread, so threads finish together), or until the first reduction loop.
@@ -383,6 +530,6 @@ def DefaultSchedule():  # noqa: N802 (TVM's naming of passes)
             if isinstance(f, _expr.Function) or "tir.is_scheduled" in f.attrs:
                 out[str(name)] = f
                 continue
-            out[str(name)] = _schedule(f).with_attr("tir.is_scheduled", True)
+            out[str(name)] = _schedule(f, str(name)).with_attr("tir.is_scheduled", True)
         return IRModule(out)
     return ModulePass(run, PassInfo(0, "relax.DefaultSchedule"))

@@ -69,12 +69,15 @@ def _matmul(bb, call):
     packed = _packed_weight(call)
     if packed is not None:
         return bb.call_te(in_float32(matmul_packed.matmul_packed, res), call.args[0], packed,
-                          out_dtype=None if od is None else str(od), pad_rows_to=_symbolic_rows_tile(call),
+                          out_dtype=None if od is None else str(od), pad_rows_to=_rows_tile(call),
                           primfunc_name_hint="matmul")
     cols = _run_time_pack_cols(call)
     if cols is not None:
+        pad = _rows_tile(call)
+
         def packed_at_run_time(a, b, out_dtype=None):
-            return matmul_packed.matmul_packed(a, matmul_packed.pack_stage(b, cols), out_dtype=out_dtype)
+            return matmul_packed.matmul_packed(a, matmul_packed.pack_stage(b, cols), out_dtype=out_dtype,
+                                               pad_rows_to=pad)
         return bb.call_te(in_float32(packed_at_run_time, res), call.args[0], call.args[1],
                           out_dtype=None if od is None else str(od), primfunc_name_hint="matmul")
     return bb.call_te(in_float32(topi.matmul, res), call.args[0], call.args[1],
@@ -117,17 +120,23 @@ def _run_time_pack_cols(call):
     return cols
 
 
-def _symbolic_rows_tile(call):
-    """The register tile's row count when the left operand is 2-d with a symbolic row count
-    (a dynamic batch), else None (static rows get an exact tile from tile_shape)."""
+def _rows_tile(call):
+    """What the product's rows are rounded up to (matmul_packed's pad_rows_to): the register
+    tile's row count when the left operand is 2-d with a symbolic row count (a dynamic
+    batch); for static rows, default_schedule.row_padding (a 6-row tile over 1026 rows rather
+    than a 4-row one over 1024); else None."""
     from ...target import Target
-    from .default_schedule import tile_shape
+    from .default_schedule import row_padding, tile_shape
 
     a = call.args[0].struct_info
-    if a.ndim != 2 or hasattr(a.shape[0], "value"):
+    lanes = (Target.current() or Target("llvm")).fp32_lanes
+    rows = a.shape[-2] if a.ndim >= 2 else None
+    if rows is not None and hasattr(rows, "value"):
+        return row_padding(lanes, int(rows.value))
+    if a.ndim != 2:
         return None
     n = int(call.args[1].struct_info.shape[1].value)
-    return tile_shape((Target.current() or Target("llvm")).fp32_lanes, None, n)[0]
+    return tile_shape(lanes, None, n)[0]
 
 
 def _packed_weight(call):
