@@ -208,36 +208,38 @@ def depthwise_pixels_last(padded, weight, out_spatial, strides, dilation, pixels
 
 def grouped_pixels_last(padded, weight, out_spatial, strides, dilation, pixels, out_dtype=None):
     """A grouped convolution of a padded channels-last input (N, *spatial, G * I) with a
-    (*kernel, I, G, O_w) weight (O_w >= O / G per group, padded with zero filters), as
-    (N, pixels, G, O_w) over flattened output pixels like conv_pixels_last: each group is a
-    product over pixels x its own output channels, with the group an outer parallel axis and
-    the input a broadcast scalar of the group's channels. conv_groups_unflatten takes the
+    (G, *kernel, I, O_w) weight (O_w >= O / G per group, padded with zero filters), as
+    (N, G, pixels, O_w) over flattened output pixels like conv_pixels_last: each group is a
+    product over pixels x its own output channels, the group an outer axis, so the register
+    tile runs over pixels x channels of one group with that group's weights (I x O_w) in
+    cache for all its pixels. (With the group inside the pixel, the tile's rows were the 4
+    groups of one pixel: every pixel re-read every weight.) conv_groups_unflatten takes the
     real channels back."""
     nsp = len(padded.shape) - 2
-    ks = list(weight.shape[:nsp])
-    ipg = weight.shape[nsp]
+    ks = list(weight.shape[1:1 + nsp])
+    ipg = weight.shape[1 + nsp]
     out_dtype = out_dtype or str(padded.dtype)
     rk = [te.reduce_axis((0, ks[k]), "rk%d" % k) for k in range(nsp)]
     rc = te.reduce_axis((0, ipg), "rc")
 
-    def f(nn, p, g, oo):
+    def f(nn, g, p, oo):
         ys = _pixel_coords(p, out_spatial)
         ch = i64(g) * i64(ipg) + rc
         a = padded[tuple([nn] + [ys[k] * strides[k] + rk[k] * dilation[k] for k in range(nsp)] + [ch])]
-        b = weight[tuple(rk + [rc, g, oo])]
+        b = weight[tuple([g] + rk + [rc, oo])]
         if str(a.dtype) != out_dtype:
             a, b = tir.cast(a, out_dtype), tir.cast(b, out_dtype)
         return te.sum(a * b, axis=rk + [rc])
-    return te.compute([padded.shape[0], i64(pixels), weight.shape[nsp + 1], weight.shape[nsp + 2]], f,
+    return te.compute([padded.shape[0], weight.shape[0], i64(pixels), weight.shape[nsp + 2]], f,
                       name="grouped%dd_pixels" % nsp)
 
 
 def conv_groups_unflatten(out, out_spatial, groups, per_group):
-    """(N, *out_spatial, groups * per_group) from grouped_pixels_last's (N, pixels, G, O_w)."""
+    """(N, *out_spatial, groups * per_group) from grouped_pixels_last's (N, G, pixels, O_w)."""
     dims = [int(e) for e in out_spatial]
 
     def f(nn, *rest):
         oo = i64(rest[-1])
-        return out[nn, _pixel_index(rest[:-1], dims), oo // per_group, oo % per_group]
+        return out[nn, oo // per_group, _pixel_index(rest[:-1], dims), oo % per_group]
     return te.compute([out.shape[0]] + [i64(d) for d in dims] + [i64(groups * per_group)], f,
                       name="conv_unflatten")

@@ -129,7 +129,7 @@ def _depthwise_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, g
 def _grouped_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, groups, acc, res):
     """A grouped convolution (ShuffleNet's group-4 1x1 convs) with a constant weight and static
     output: each group a product over flattened pixels x its output channels padded to the
-    tile's columns (nn_conv.grouped_pixels_last), the weight rearranged to (*kernel, I, G, O_w)
+    tile's columns (nn_conv.grouped_pixels_last), the weight rearranged to (G, *kernel, I, O_w)
     once, here. None when it does not apply."""
     w = call.args[1].data.numpy()
     spatial = _KERNEL[nsp][2:]
@@ -144,7 +144,7 @@ def _grouped_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, gro
     pixels, opg_pad = tile
     w = w.transpose([kl.index(c) for c in "OI" + spatial])  # (O, I, *kernel)
     w = w.reshape((groups, opg) + w.shape[1:])  # (G, O/G, I, *kernel)
-    w = w.transpose(list(range(3, 3 + nsp)) + [2, 0, 1])  # (*kernel, I, G, O/G)
+    w = w.transpose([0] + list(range(3, 3 + nsp)) + [2, 1])  # (G, *kernel, I, O/G)
     if str(w.dtype) == "float16":
         w = w.astype("float32")
     if opg_pad != opg:
@@ -152,7 +152,10 @@ def _grouped_legalize(bb, call, nsp, dl, kl, ol, strides, padding, dilation, gro
     last = "N" + spatial + "C"
 
     def te_grouped(x, w):
-        padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
+        if dl == last and not any(padding):  # already the layout the product reads: no copy
+            padded = x
+        else:
+            padded = nn_conv.pad_channels_last(x, dl, padding[:nsp], padding[nsp:])
         flat = nn_conv.grouped_pixels_last(padded, w, out_sp, strides, dilation, pixels, acc)
         return transpose_from(nn_conv.conv_groups_unflatten(flat, out_sp, groups, opg), last, ol)
     return bb.call_te(in_float32(te_grouped, res), call.args[0], _expr.const(np.ascontiguousarray(w)),
