@@ -196,3 +196,35 @@ def test_reshape_epilogue_that_is_not_a_fused_index_is_refused():
     sch = tir.Schedule(te.create_prim_func([X, E]))
     with pytest.raises(tir.ScheduleError, match="beyond what the producer writes"):
         sch.reverse_compute_inline(sch.get_block("E"))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(1, 6), m=st.integers(1, 7), groups=st.integers(1, 4), per_group=st.integers(1, 9),
+       seed=st.integers(0, 2**31 - 1))
+def test_grouped_epilogue_joins_the_write_back(n, m, groups, per_group, seed):
+    """A grouped product (G, pixels padded to 4, channels per group padded to 8) read back as
+    out[h, w, c] = P[c // K, h * m + w, c % K] + R[h, w, c]: the epilogue is inlined into
+    the product's cache write-back, guarded against the padded pixels and channels."""
+    hw, k = n * m, 3
+    cpad = (per_group + 7) // 8 * 8
+    X = te.placeholder((hw, groups * k), "float32", "X")
+    W = te.placeholder((groups, k, cpad), "float32", "W")
+    R = te.placeholder((n, m, groups * per_group), "float32", "R")
+    r = te.reduce_axis((0, k), "r")
+    P = te.compute((groups, (hw + 3) // 4 * 4, cpad), lambda g, q, o: te.sum(
+        X[tir.min(q, hw - 1), g * k + r] * W[g, r, o], axis=r), name="P")
+    D = te.compute((n, m, groups * per_group), lambda h, w, c: P[c // per_group, h * m + w, c % per_group]
+                   + R[h, w, c], name="D")
+    tensors = [X, W, R, D]
+    func = te.create_prim_func(tensors)
+    inputs = _inputs(tensors, seed)
+    want = _run(func, tensors, inputs)
+    sch = tir.Schedule(func)
+    block = sch.get_block("P")
+    acc = sch.cache_write(block, 0, "local")
+    g, q, o, _ = sch.get_loops(block)
+    qo, qi = sch.split(q, factors=[None, 4])
+    sch.reverse_compute_at(acc, qo)
+    sch.reverse_compute_inline(sch.get_block("D"))
+    assert 'T.block("D")' not in str(sch.mod)
+    np.testing.assert_allclose(_run(sch.mod, tensors, inputs), want, rtol=1e-5, atol=1e-5)

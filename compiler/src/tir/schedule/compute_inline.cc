@@ -158,6 +158,62 @@ void FusedIndex(const BlockNode* c, const BlockNode* p, const PrimExpr& pidx, co
   if (pext->value > span) guards->push_back(MakeBinary("tir.LT", piv->var, IntImm(t, span)));
 }
 
+/*!
+ * \brief C reads the link at two dimensions through one of its iter vars split by a constant,
+ * [..., c // K, ..., c % K, ...] (a grouped convolution's output channel c = g * K + o read
+ * back from a (groups, channels per group) product), where the producer stores those
+ * dimensions at its iter vars G and O: c becomes G * K + O in `c_to_p`. The producer may
+ * write more channels per group than C reads (O padded up to the tile's columns); `guards`
+ * then gets O < K, and G * K + O < extent(c) where G's extent overshoots. Returns the
+ * dimensions so mapped.
+ */
+std::vector<bool> SplitIndices(const BlockNode* c, const BlockNode* p, const BufferStoreNode* pst,
+                               const Array<PrimExpr>& idx, VarMap* c_to_p, std::vector<PrimExpr>* guards) {
+  std::vector<bool> done(idx.size(), false);
+  auto iter_var = [](const BlockNode* b, const Object* v) -> IterVar {
+    for (const IterVar& iv : b->iter_vars) {
+      if (iv->var.get() == v) return iv;
+    }
+    return IterVar();
+  };
+  auto static_zero_based = [](const IterVar& iv) {
+    auto* mn = iv->min.as<IntImmNode>();
+    return mn != nullptr && mn->value == 0 && iv->extent.as<IntImmNode>() != nullptr;
+  };
+  for (size_t d1 = 0; d1 < idx.size(); ++d1) {
+    auto* div = idx[d1].as<FloorDivNode>();
+    if (div == nullptr) continue;
+    auto* k = div->b.as<IntImmNode>();
+    auto* v = div->a.as<VarNode>();
+    if (k == nullptr || v == nullptr || k->value <= 0) continue;
+    for (size_t d2 = 0; d2 < idx.size(); ++d2) {
+      auto* mod = idx[d2].as<FloorModNode>();
+      if (mod == nullptr || !mod->a.same_as(div->a) || mod->b.as<IntImmNode>() == nullptr ||
+          mod->b.as<IntImmNode>()->value != k->value) {
+        continue;
+      }
+      IterVar civ = iter_var(c, v);
+      IterVar g = iter_var(p, pst->indices[d1].get()), o = iter_var(p, pst->indices[d2].get());
+      if (!civ.defined() || !g.defined() || !o.defined() || c_to_p->count(v) || !static_zero_based(civ) ||
+          !static_zero_based(g) || !static_zero_based(o)) {
+        continue;
+      }
+      int64_t ec = civ->extent.as<IntImmNode>()->value, eg = g->extent.as<IntImmNode>()->value,
+              eo = o->extent.as<IntImmNode>()->value;
+      if (eo < k->value || eg * k->value < ec) continue;  // C would read points never written
+      DataType t = g->var.dtype();
+      PrimExpr kk = IntImm(t, k->value);
+      PrimExpr flat = Add(Mul(g->var, kk), o->var);
+      (*c_to_p)[v] = civ->var.dtype() == t ? flat : MakeCast(civ->var.dtype(), flat);
+      if (eo > k->value) guards->push_back(MakeBinary("tir.LT", o->var, kk));
+      if (eg * k->value > ec) guards->push_back(MakeBinary("tir.LT", flat, IntImm(t, ec)));
+      done[d1] = done[d2] = true;
+      break;
+    }
+  }
+  return done;
+}
+
 /*! \brief Does the block itself (not a block nested in it) load `buf`? */
 bool ReadsBuffer(const BlockNode* b, const Buffer& buf) {
   class Finder : public ExprMutator {
@@ -264,7 +320,9 @@ PrimFunc ReverseComputeInline(const PrimFunc& f, const std::string& name) {
   }
   VarMap c_to_p;
   std::vector<PrimExpr> guards;  // in the producer's iter vars: points it writes that C does not read
+  std::vector<bool> split = SplitIndices(c, p, pst, loads[0], &c_to_p, &guards);
   for (size_t d = 0; d < loads[0].size(); ++d) {
+    if (split[d]) continue;
     const VarNode* v = loads[0][d].as<VarNode>();
     if (v == nullptr) {
       FusedIndex(c, p, pst->indices[d], Simp(loads[0][d]), name, link, prim, &c_to_p, &guards);
