@@ -120,9 +120,11 @@ def same_cpu(triple, other=None):
 
 # A host module with at least this much LLVM IR text is compiled in parts, one per core (at
 # most 4), the others in worker processes (llvm_worker.py; llvmlite serializes threads);
-# below it a worker's start-up (~0.3 s) costs more than it saves. TVM_LLVM_PARALLEL=0 turns
+# below it a worker's start-up (0.25 s of CPU: Python and llvmlite) costs more than it saves
+# (LLVM takes ~1.5 s of CPU per 256 KB of our IR: the MLP's 140 KB, 0.8 s; BERT-class
+# encoders' 450-500 KB and VGG-19's 800 KB now run in two parts). TVM_LLVM_PARALLEL=0 turns
 # it off.
-_PARALLEL_MIN_IR = 1 << 20
+_PARALLEL_MIN_IR = 256 << 10
 
 
 def _cores():
