@@ -6,7 +6,10 @@ run: compile time and latency (best of N) with 1 and 2 threads.
     PYTHONPATH=python python3 benchmarks/model_bench.py --profile --models squeezenet,resnet50
 
 Each side (ours, onnxruntime, apache-tvm) runs each model in a process of its own; the
-1-minute load average before each model is printed beside it. `--profile` adds the five
+1-minute load average before each model is printed beside it. Compile time is the import
+and the build, wall seconds and CPU seconds (the process and its children: LLVM worker
+processes, the C compiler); ours is also broken down by phase (compile_breakdown.py, from
+tvm.ir.instrument.PassTimingInstrument). `--profile` adds the five
 slowest kernels of ours per model (VirtualMachine.profile, 1 thread).
 
 Models (ONNX; built by tests/compiler_py/test_onnx_frontend.py's builders, bert_model.py and
@@ -35,6 +38,7 @@ tuning. Every output is checked against onnxruntime's.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -45,6 +49,12 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "compiler_py"))
+
+
+def _cpu_s():
+    """CPU seconds of this process and its finished children (LLVM workers, the C compiler)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _best(fn, repeat):
@@ -105,7 +115,7 @@ def apache_tvm(py, model, feeds, threads, repeat, tmp):
     if p.returncode != 0:
         return "failed: %s" % (p.stderr.strip().splitlines() or ["?"])[-1][:160]
     res = json.loads(p.stdout.strip().splitlines()[-1])
-    return res["compile_s"], res["ms"], np.load(opath)["y"]
+    return res["compile_s"], res["ms"], np.load(opath)["y"], res["compile_cpu_s"]
 
 
 def _models():
@@ -147,11 +157,18 @@ def worker(args):
         import tvm
         import tvm_ffi
         from tvm import relax
+        from tvm.ir.instrument import PassTimingInstrument, pass_profiles, timed_phase
         from tvm.relax.frontend.onnx import from_onnx
 
-        t = time.time()
-        ex = relax.build(from_onnx(model), "llvm")
-        out["compile_s"] = time.time() - t
+        from compile_breakdown import self_times
+
+        t, cpu = time.time(), _cpu_s()
+        with tvm.transform.PassContext(instruments=[PassTimingInstrument()]):
+            with timed_phase("relax.frontend.from_onnx"):
+                mod = from_onnx(model)
+            ex = relax.build(mod, "llvm")
+            out["phases"] = self_times(pass_profiles())
+        out["compile_s"], out["compile_cpu_s"] = time.time() - t, _cpu_s() - cpu
         vm = relax.VirtualMachine(ex, tvm.cpu())
         inputs = [tvm.runtime.tensor(v) for v in feeds.values()]
         set_threads = tvm_ffi.get_global_func("runtime.SetNumThreads")
@@ -172,9 +189,10 @@ def worker(args):
             so = ort.SessionOptions()
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
-            t = time.time()
+            t, cpu = time.time(), _cpu_s()
             sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
             out.setdefault("compile_s", time.time() - t)
+            out.setdefault("compile_cpu_s", _cpu_s() - cpu)
             result = sess.run(None, feeds)[0]
             out["ms"][threads] = _best(lambda: sess.run(None, feeds), args.repeat)
         np.save(args.output, result)
@@ -217,9 +235,10 @@ def main():
     print("latency in ms, best of %d; ratio = ours / peer (below 1: ours faster); each side in its own "
           "process; load = 1-minute load average before the model's runs (%d CPUs)" % (args.repeat, os.cpu_count()))
     print("apache-tvm 0.27: %s" % ("measured (%s)" % peer if peer else "not measured"))
-    head = "%-18s %-10s %9s | %9s %7s | %9s %7s | %7s | %5s"
-    print(head % ("model", "compiler", "compile s", "1 thread", "ratio", "2 threads", "ratio", "2t/1t", "load"))
-    tops = {}
+    head = "%-18s %-10s %9s %7s | %9s %7s | %9s %7s | %7s | %5s"
+    print(head % ("model", "compiler", "compile s", "cpu s", "1 thread", "ratio", "2 threads", "ratio", "2t/1t",
+                  "load"))
+    tops, breakdowns = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             model, feeds = builders[name]()
@@ -235,7 +254,8 @@ def main():
                 runs = [apache_tvm(peer, model, feeds, t, args.repeat, tmp) for t in (1, 2)]
                 bad = [r for r in runs if isinstance(r, str)]
                 rows.append(("apache-tvm", bad[0] if bad else
-                             {"compile_s": runs[0][0], "ms": {1: runs[0][1], 2: runs[1][1]}, "out": runs[0][2]}))
+                             {"compile_s": runs[0][0], "compile_cpu_s": runs[0][3],
+                              "ms": {1: runs[0][1], 2: runs[1][1]}, "out": runs[0][2]}))
             ref = ort_res["out"] if isinstance(ort_res, dict) else None
             for who, r in rows:
                 if isinstance(r, dict) and ref is not None and who != "onnxruntime":
@@ -244,9 +264,9 @@ def main():
             for k, (who, r) in enumerate(rows):
                 label = name if k == 0 else ""
                 if isinstance(r, str):
-                    print(head % (label, who, "-", r, "", "", "", "", ""))
+                    print(head % (label, who, "-", "", r, "", "", "", "", ""))
                     continue
-                cells = [label, who, "%.2f" % r["compile_s"]]
+                cells = [label, who, "%.2f" % r["compile_s"], "%.2f" % r["compile_cpu_s"]]
                 for t in (1, 2):
                     ratio = "" if who == "ours" or not isinstance(ours, dict) else "%.2fx" % (ours["ms"][t] / r["ms"][t])
                     cells += ["%.3f" % r["ms"][t], ratio]
@@ -255,6 +275,16 @@ def main():
             sys.stdout.flush()
             if isinstance(ours, dict) and "top" in ours:
                 tops[name] = ours["top"]
+            if isinstance(ours, dict):
+                breakdowns[name] = ours
+    if breakdowns:
+        from compile_breakdown import format_breakdown
+
+        print("\nCompile time of ours by phase (wall seconds of each step itself, share of the build; "
+              "LLVM parts on worker processes count as the wait for them):")
+        for name, r in breakdowns.items():
+            print("%s: %.2f s wall, %.2f s CPU with child processes" % (name, r["compile_s"], r["compile_cpu_s"]))
+            print(format_breakdown(r["phases"]))
     if tops:
         print("\nThe five slowest kernels of ours per model (1 thread; ms, share of the call):")
         for name, top in tops.items():

@@ -181,6 +181,13 @@ class ExprMutator:
         """Binds `value` as binding `b` did (same kind of variable, same name); returns the
         new variable, which replaces b.var in later uses."""
         bb = self.builder_
+        if value.same_as(b.value) and self._reusable(b):
+            # Unchanged (TVM's ExprMutator re-emits such a binding as it is): the old variable
+            # is kept, which skips re-normalizing the value and making a new variable.
+            bb._scope.bindings.append(b)
+            self._bound[key(b.var)] = b.value
+            self.var_remap_[key(b.var)] = b.var
+            return b.var
         name = str(b.var.name_hint)
         if isinstance(b, _expr.MatchCast):
             new = bb.match_cast(value, b.struct_info, name)
@@ -191,6 +198,20 @@ class ExprMutator:
         self._bound[key(new)] = bb._scope.bindings[-1].value
         self.var_remap_[key(b.var)] = new
         return new
+
+    def _reusable(self, b):
+        """Whether binding `b` can stay as it is in the current scope: its variable is of the
+        kind emit_binding would make there (a DataflowVar exactly inside a dataflow block,
+        except an output, which is a Var) and carries the struct info a new one would get
+        (the value's, as normalized; a match_cast's own)."""
+        dataflow = self.builder_._scope.dataflow
+        var = b.var
+        is_df_var = isinstance(var, _expr.DataflowVar)
+        if is_df_var and not dataflow:
+            return False
+        if isinstance(b, _expr.MatchCast):
+            return is_df_var == dataflow and var.struct_info.same_as(b.struct_info)
+        return var.struct_info.same_as(b.value.struct_info)
 
     def lookup_binding(self, var):
         """The value bound to (new) variable `var` in the function being built, or None."""

@@ -17,6 +17,7 @@ The path, pass by pass (docs/compiler.md draws it with each pass's file):
 """
 
 from ..ir import IRModule
+from ..ir.instrument import timed_phase
 from ..tir.build import build as _tir_build
 from ..runtime import vm as _rvm
 from ..runtime.vm import VMExecutable
@@ -72,7 +73,9 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
         if any(_LOWERED_ATTR not in f.attrs for f in mod.functions.values()
                if isinstance(f, _expr.Function)):
             mod = vm_lowering()(mod)
-    bytecode = vm_codegen(mod)
+    with timed_phase("relax.VMCodeGen"):
+        bytecode = vm_codegen(mod)
     prims = {str(k): f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
-    kernels = _tir_build(IRModule(prims), target, pipeline=tir_pipeline) if prims else None
+    with timed_phase("tir.build"):
+        kernels = _tir_build(IRModule(prims), target, pipeline=tir_pipeline) if prims else None
     return VMExecutable(bytecode.mod, kernels, _memory_stats(mod))

@@ -29,6 +29,7 @@ import tvm_ffi
 
 from .. import base as _base
 from ..ir import _api
+from ..ir.instrument import timed_phase
 from . import codegen, llvm_worker
 
 _LLVM_READY = []
@@ -98,15 +99,32 @@ def parse(ir, triple, tm):
     return llvm_worker.parse(ir, triple, tm)
 
 
+def compile_here(ir, triple, tm):
+    """llvm_worker.compile_ir in this process, each step a timed_phase (llvm.parse,
+    llvm.optimize, llvm.emit_object, llvm.print_ir)."""
+    llvm()
+    with timed_phase("llvm.parse"):
+        llmod = llvm_worker.parse(ir, triple, tm)
+    with timed_phase("llvm.optimize"):
+        llvm_worker.optimize(llmod, tm)
+    with timed_phase("llvm.emit_object"):
+        obj = tm.emit_object(llmod)
+    with timed_phase("llvm.print_ir"):
+        text = str(llmod)
+    return obj, text, llmod
+
+
 def same_cpu(triple, other=None):
     return triple.split("-")[0] == (other or host_triple()).split("-")[0]
 
 
 # A host module with at least this much LLVM IR text is compiled in parts, one per core (at
 # most 4), the others in worker processes (llvm_worker.py; llvmlite serializes threads);
-# below it a worker's start-up (~0.3 s) costs more than it saves. TVM_LLVM_PARALLEL=0 turns
+# below it a worker's start-up (0.25 s of CPU: Python and llvmlite) costs more than it saves
+# (LLVM takes ~1.5 s of CPU per 256 KB of our IR: the MLP's 140 KB, 0.8 s; BERT-class
+# encoders' 450-500 KB and VGG-19's 800 KB now run in two parts). TVM_LLVM_PARALLEL=0 turns
 # it off.
-_PARALLEL_MIN_IR = 1 << 20
+_PARALLEL_MIN_IR = 256 << 10
 
 
 def _cores():
@@ -192,11 +210,12 @@ def _compile_in_parts(texts, triple, tm):
         workers.append((feed, box, text))
     llvm()
     objects, irs = [], []
-    obj, opt_ir, first = llvm_worker.compile_ir(texts[0], triple, tm)
+    obj, opt_ir, first = compile_here(texts[0], triple, tm)
     objects.append(obj)
     irs.append(opt_ir)
     for feed, box, text in workers:
-        feed.join()
+        with timed_phase("llvm.wait_worker"):
+            feed.join()
         out = box.get("out", b"")
         head, _, rest = out.partition(b"\n")
         try:
@@ -204,10 +223,11 @@ def _compile_in_parts(texts, triple, tm):
             objects.append(rest[:n_obj])
             irs.append(rest[n_obj:n_obj + n_ir].decode())
         except ValueError:  # the worker failed: its part is compiled here
-            obj, opt_ir, _ = llvm_worker.compile_ir(text, triple, tm)
+            obj, opt_ir, _ = compile_here(text, triple, tm)
             objects.append(obj)
             irs.append(opt_ir)
-    whole = _relocatable_link(objects)
+    with timed_phase("llvm.relocatable_link"):
+        whole = _relocatable_link(objects)
     if whole is None:  # no C compiler to join them: one module, compiled here
         linked = parse(irs[0], triple, tm)
         for text in irs[1:]:
@@ -224,16 +244,20 @@ class LLVMBuild:
         self.target = target
         self.ir_module = mod
         self.triple = target.mtriple or host_triple()
-        self.llvm_ir = _api("codegen.LLVMText")(mod, self.triple, target.fast_math_flags)
+        with timed_phase("codegen.LLVMText"):
+            self.llvm_ir = _api("codegen.LLVMText")(mod, self.triple, target.fast_math_flags)
         self.tm = target_machine(target)
         self._part_irs = None  # the optimised IR of each part, when compiled in parts
         parts = _parallel_parts(mod, self.llvm_ir)
         if parts is not None:
-            texts = [_api("codegen.LLVMText")(part, self.triple, target.fast_math_flags) for part in parts]
-            self.object, self._part_irs, llmod = _compile_in_parts(texts, self.triple, self.tm)
+            with timed_phase("codegen.LLVMText (parts)"):
+                texts = [_api("codegen.LLVMText")(part, self.triple, target.fast_math_flags) for part in parts]
+            with timed_phase("llvm.compile_in_parts"):
+                self.object, self._part_irs, llmod = _compile_in_parts(texts, self.triple, self.tm)
             self.optimized_ir = "\n".join(self._part_irs)  # for reading: one module per part
         else:
-            self.object, self.optimized_ir, llmod = llvm_worker.compile_ir(self.llvm_ir, self.triple, self.tm)
+            with timed_phase("llvm.compile"):
+                self.object, self.optimized_ir, llmod = compile_here(self.llvm_ir, self.triple, self.tm)
         self.assembly = None  # made on demand: emit_assembly()
         self._llmod = llmod
         self.func_names = [str(k) for k in mod.functions.keys()]
@@ -264,8 +288,10 @@ class LLVMBuild:
         tmpdir = tempfile.mkdtemp(prefix="tvm_compile_")
         try:
             path = os.path.join(tmpdir, "lib.so")
-            Executable(self.module).export_library(path)
-            self.lib = tvm_ffi.load_module(path)  # kept alive by tvm_ffi: the file may go
+            with timed_phase("link.shared_library"):
+                Executable(self.module).export_library(path)
+            with timed_phase("link.load"):
+                self.lib = tvm_ffi.load_module(path)  # kept alive by tvm_ffi: the file may go
         finally:
             shutil.rmtree(tmpdir, ignore_errors=True)
         self.module = _api("codegen.LLVMModuleCreate")(self.object, self.optimized_ir,

@@ -15,6 +15,7 @@ every device module into the host module. Also the global functions "tir.build" 
 import tvm_ffi
 
 from ..ir import IRModule
+from ..ir.instrument import timed_phase
 from ..ir.transform import Pass, module_pass
 from ..target import Target
 from . import pipeline as _pipeline
@@ -113,10 +114,11 @@ def build(mod, target=None, pipeline="default", *, jit=False):
         dev_mod = _pipeline.finalize_device_passes()(dev_mod)
         dev_target = dev_target if isinstance(dev_target, Target) else target
         device_builds.append(codegen.build(dev_mod, dev_target))
-    if jit:
-        host = llvm_backend.build(host_mod, host_target, load=False)
-    else:
-        host = codegen.build(host_mod, host_target)
+    with timed_phase("codegen.build"):
+        if jit:
+            host = llvm_backend.build(host_mod, host_target, load=False)
+        else:
+            host = codegen.build(host_mod, host_target)
     for dev in device_builds:  # the host/device link: device modules are imports
         if hasattr(host, "import_module"):
             host.import_module(dev.module)  # also into the loaded library
