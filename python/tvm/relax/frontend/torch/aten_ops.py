@@ -87,11 +87,25 @@ for _name, _fn in {"relu": R.nn.relu, "sigmoid": R.sigmoid, "tanh": R.tanh, "exp
     register("aten.%s.default" % _name)(_unary(_fn))
 
 
+def _log2_te(x):
+    from .... import te, tir
+    return te.compute(x.shape, lambda *i: tir.log2(x[i]), name="log2")
+
+
+@register("aten.log2.default")
+def _log2(ctx):
+    x = ctx.arg(0)
+    out = ctx.out_dtype()
+    if ctx.dtype(x) != out:
+        x = ctx.emit(R.astype(x, out))
+    return ctx.bb.emit_te(_log2_te, x, primfunc_name_hint="log2")
+
+
 def _identity(ctx):
     return ctx.arg(0)
 
 
-register("aten.clone.default", "aten.alias.default", "aten.detach.default", "aten.contiguous.default",
+register("aten.clone.default", "aten.alias.default", "aten.detach.default", "aten.detach_.default", "aten.contiguous.default",
          "aten.lift_fresh_copy.default", "aten.dropout.default", "aten.feature_dropout.default",
          "aten.alpha_dropout.default")(_identity)
 
@@ -548,8 +562,8 @@ def _reduction(fn):
 
 register("aten.mean.dim", "aten.mean.default")(_reduction(R.mean))
 register("aten.sum.dim_IntList", "aten.sum.default")(_reduction(R.sum))
-register("aten.amax.default")(_reduction(R.max))
-register("aten.amin.default")(_reduction(R.min))
+register("aten.amax.default", "aten.max.default")(_reduction(R.max))
+register("aten.amin.default", "aten.min.default")(_reduction(R.min))
 
 
 @register("aten.any.dim", "aten.any.dims", "aten.any.default", "aten.all.dim", "aten.all.dims",
@@ -705,7 +719,12 @@ def _index(ctx):
     if not used:
         return x
     if any(ctx.dtype(idx[i]) == "bool" for i in used):
-        raise NotImplementedError("index.Tensor with a bool mask (data-dependent shape)")
+        from .aten_scatter import index_columns
+        meta = ctx.out_meta
+        first = [i for i in used if ctx.dtype(idx[i]) == "bool"][0]
+        cols = index_columns(ctx, x, idx, meta.shape[first] if meta is not None and len(used) == 1 else None)
+        idx = [cols.get(i) for i in range(max(cols) + 1)]
+        used = sorted(cols)
     if len(used) == 1:
         return R.take(x, idx[used[0]], axis=used[0], mode="wrap")
     from .aten_tensor_extra import advanced_index
@@ -843,4 +862,4 @@ def _arange(ctx):
     return R.arange(start, end, step, dt)
 
 
-from . import aten_nn_extra, aten_tensor_extra, aten_upsample  # noqa: E402,F401  (register their converters)
+from . import aten_detection, aten_nn_extra, aten_scatter, aten_sort, aten_tensor_extra, aten_upsample  # noqa: E402,F401,E501  (register their converters)

@@ -8,7 +8,11 @@ negative indices wrapped by the axis extent); the result is B followed by the ot
 with B moved to where the first indexed axis was when the indexed axes are adjacent.
 
 flip is a take along each flipped axis with the indices extent-1 ... 0 (a constant for a
-static extent, an arange of the symbolic extent otherwise)."""
+static extent, an arange of the symbolic extent otherwise).
+
+tril / triu keep the elements with col - row <= diagonal (>= for triu) of the last two axes,
+zero elsewhere (one TE kernel; symbolic extents allowed). einsum (seen without the
+decomposition, which turns it into bmm) is the ONNX Einsum TE kernel (static shapes)."""
 
 import numpy as np
 
@@ -71,3 +75,40 @@ def advanced_index(ctx, x, idx, used):
         order = list(range(nb, nb + pre)) + list(range(nb)) + list(range(nb + pre, nb + len(rest)))
         y = ctx.emit(R.permute_dims(y, order))
     return y
+
+
+def _tri_te(x, *, diagonal, upper):
+    from .... import te, tir
+
+    def f(*i):
+        d = i[-1] - i[-2]
+        keep = d >= diagonal if upper else d <= diagonal
+        return tir.Select(keep, x[i], tir.const(0, str(x.dtype)))
+    return te.compute(x.shape, f, name="triu" if upper else "tril")
+
+
+@register("aten.tril.default", "aten.triu.default")
+def _tri(ctx):
+    a = ctx.args
+    x = a["self"]
+    if ctx.ndim(x) < 2:
+        raise ValueError("%s needs a tensor of rank 2 or more" % ctx.node.target)
+    upper = "triu" in str(ctx.node.target)
+    return ctx.bb.emit_te(_tri_te, x, diagonal=int(a["diagonal"]), upper=upper,
+                          primfunc_name_hint="triu" if upper else "tril")
+
+
+@register("aten.einsum.default")
+def _einsum(ctx):
+    from ..onnx.converters_einsum import _einsum as kernel, _parse
+
+    a = ctx.args
+    xs = list(a["tensors"])
+    shapes = [ctx.shape(x) for x in xs]
+    if not all(isinstance(d, int) for s in shapes for d in s):
+        raise NotImplementedError("einsum of operands with symbolic shapes")
+    dts = {ctx.dtype(x) for x in xs}
+    if len(dts) != 1:
+        raise NotImplementedError("einsum of mixed dtypes %s" % sorted(dts))
+    ops, out, extents = _parse(a["equation"], shapes)
+    return ctx.bb.emit_te(kernel, *xs, ops=ops, out=out, extents=extents, primfunc_name_hint="einsum")
