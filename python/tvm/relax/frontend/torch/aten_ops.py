@@ -828,6 +828,13 @@ def _zeros_ones(ctx):
     return R.ones(shape, dt) if "ones" in str(ctx.node.target) else R.zeros(shape, dt)
 
 
+@register("aten.empty_permuted.default")
+def _empty_permuted(ctx):
+    # empty_like's core-ATen form: uninitialized memory of a shape (physical_layout only
+    # orders strides); zeros, as empty.memory_format gives
+    return R.zeros(_shape_list(ctx, ctx.args["size"]), ctx.out_dtype())
+
+
 @register("aten.full_like.default")
 def _full_like(ctx):
     a = ctx.args

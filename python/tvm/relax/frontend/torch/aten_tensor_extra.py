@@ -112,3 +112,36 @@ def _einsum(ctx):
         raise NotImplementedError("einsum of mixed dtypes %s" % sorted(dts))
     ops, out, extents = _parse(a["equation"], shapes)
     return ctx.bb.emit_te(kernel, *xs, ops=ops, out=out, extents=extents, primfunc_name_hint="einsum")
+
+
+def _diagonal_te(x, *, offset, d1, d2, length):
+    from .... import te, tir
+
+    nd = len(x.shape)
+    rest = [d for d in range(nd) if d not in (d1, d2)]
+
+    def f(*i):
+        k = i[-1]
+        idx = [None] * nd
+        for d, v in zip(rest, i[:-1]):
+            idx[d] = v
+        idx[d1] = k + tir.const(max(0, -offset), k.dtype)
+        idx[d2] = k + tir.const(max(0, offset), k.dtype)
+        return x[tuple(idx)]
+    return te.compute([x.shape[d] for d in rest] + [tir.IntImm("int64", length)], f, name="diagonal")
+
+
+@register("aten.diagonal.default")
+def _diagonal(ctx):
+    """diagonal(offset, dim1, dim2): the diagonal as the last axis (einsum "ii->i" becomes it)."""
+    a = ctx.args
+    x = a["self"]
+    nd = ctx.ndim(x)
+    d1, d2, off = int(a["dim1"]) % nd, int(a["dim2"]) % nd, int(a["offset"])
+    if d1 == d2:
+        raise ValueError("diagonal: dim1 and dim2 are both %d" % d1)
+    n1, n2 = ctx.shape(x)[d1], ctx.shape(x)[d2]
+    if not isinstance(n1, int) or not isinstance(n2, int):
+        raise NotImplementedError("diagonal of symbolic extents")
+    length = max(0, min(n1, n2 - off) if off >= 0 else min(n1 + off, n2))
+    return ctx.bb.emit_te(_diagonal_te, x, offset=off, d1=d1, d2=d2, length=length, primfunc_name_hint="diagonal")
