@@ -19,6 +19,7 @@ from .aten_registry import CONVERTERS, NO_OPS, register  # noqa: E402,F401  (re-
 
 
 from .context import Reshaped, TorchOpError, torch_dtype_to_str  # noqa: E402,F401
+from .context import same_dim as _same, same_shape as _same_shape  # noqa: E402
 
 def _is_expr(v):
     return isinstance(v, _expr.Expr)
@@ -255,18 +256,6 @@ def _to(ctx):
 
 
 # ---------------------------------------------------------------- linear algebra
-
-def _same(a, b):
-    """Two dimensions (ints or PrimExprs) are the same expression."""
-    if isinstance(a, int) or isinstance(b, int):
-        return isinstance(a, int) and isinstance(b, int) and a == b
-    from .... import ir
-    return bool(ir.structural_equal(a, b))
-
-
-def _same_shape(a, b):
-    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-
 
 def _computed(shape):
     return any(isinstance(d, tir.PrimExpr) and not isinstance(d, (tir.Var, tir.IntImm)) for d in shape)

@@ -23,6 +23,7 @@ from ... import expr as _expr
 from ... import op as R
 from ..kernels import serial as sk
 from .aten_registry import register
+from .context import same_dim, same_shape
 
 
 def _nest(dims, body, name):
@@ -79,17 +80,15 @@ def _broadcast_shape(shapes):
 def fit(ctx, v, shape, dtype):
     """v in `dtype`, broadcast to `shape` (a match_cast, checked at run time, where an extent
     is symbolic and differs from the target's by name only)."""
-    from .aten_ops import _same, _same_shape
-
     if ctx.dtype(v) != dtype:
         v = ctx.emit(R.astype(v, dtype))
     vs = ctx.shape(v)
-    if _same_shape(vs, shape):
+    if same_shape(vs, shape):
         return v
     if len(vs) > len(shape):
         raise ValueError("values of shape %s do not broadcast to %s" % (vs, shape))
     lead = len(shape) - len(vs)
-    if all((isinstance(d, int) and d == 1) or _same(d, shape[lead + i]) for i, d in enumerate(vs)):
+    if all((isinstance(d, int) and d == 1) or same_dim(d, shape[lead + i]) for i, d in enumerate(vs)):
         return ctx.emit(R.broadcast_to(v, shape))
     if len(vs) != len(shape):
         v = ctx.emit(R.reshape(v, [1] * lead + vs))
@@ -122,8 +121,6 @@ def index_columns(ctx, x, indices, mask_extent=None):
 
 @register("aten.index_put.default", "aten._unsafe_index_put.default")
 def _index_put(ctx):
-    from .aten_ops import _same_shape
-
     a = ctx.args
     x, values, acc = a["self"], a["values"], bool(a["accumulate"])
     dtype, nd = ctx.dtype(x), ctx.ndim(x)
@@ -136,7 +133,7 @@ def _index_put(ctx):
     if not used:
         return fit(ctx, values, ctx.shape(x), dtype)
     bshape = _broadcast_shape([ctx.shape(cols[u]) for u in used])
-    idx = [cols[u] if _same_shape(ctx.shape(cols[u]), bshape) else ctx.emit(R.broadcast_to(cols[u], bshape))
+    idx = [cols[u] if same_shape(ctx.shape(cols[u]), bshape) else ctx.emit(R.broadcast_to(cols[u], bshape))
            for u in used]
     vshape, _, _ = _view_shape(ctx.shape(x), used, bshape)
     values = fit(ctx, values, vshape, dtype)
