@@ -169,3 +169,14 @@ def test_scatter_reduce_mean_is_a_typed_error():
     ep = torch.export.export(Mean(), (torch.rand(3), torch.tensor([0, 0]), torch.rand(2)))
     with pytest.raises(TorchOpError, match=r"scatter_reduce.*mean"):
         from_exported_program(ep)
+
+
+def test_values_that_do_not_broadcast_are_a_typed_error():
+    class Put(torch.nn.Module):
+        def forward(self, x, i, v):
+            return x.index_put((i,), v, accumulate=True)
+
+    # torch.export accepts it (eager raises at run time); the importer says so at import
+    ep = torch.export.export(Put(), (torch.rand(3, 4), torch.tensor([0, 1, 2, 0]), torch.rand(2, 4)))
+    with pytest.raises(TorchOpError, match=r"aten\.index_put\.default.*do not broadcast"):
+        from_exported_program(ep)

@@ -88,6 +88,10 @@ def fit(ctx, v, shape, dtype):
     if len(vs) > len(shape):
         raise ValueError("values of shape %s do not broadcast to %s" % (vs, shape))
     lead = len(shape) - len(vs)
+    for i, d in enumerate(vs):
+        t = shape[lead + i]
+        if isinstance(d, int) and isinstance(t, int) and d not in (1, t):
+            raise ValueError("values of shape %s do not broadcast to %s" % (vs, shape))
     if all((isinstance(d, int) and d == 1) or same_dim(d, shape[lead + i]) for i, d in enumerate(vs)):
         return ctx.emit(R.broadcast_to(v, shape))
     if len(vs) != len(shape):
