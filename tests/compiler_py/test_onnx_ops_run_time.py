@@ -10,34 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import onnxruntime as ort
 from onnx import helper
 
 from tvm.relax.frontend.onnx import OnnxOpError, backend
 
-
-def _model(nodes, inputs, outputs, opset):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-         for n, v in inputs.items()],
-        [helper.make_empty_tensor_value_info(o) for o in outputs])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+from onnx_checks import check, model as _model
 
 
 def _check(nodes, inputs, outputs, opset, rtol=1e-5, atol=1e-5):
-    if not isinstance(nodes, list):
-        nodes = [nodes]
-    model = _model(nodes, inputs, outputs, opset)
-    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs)
-    # declared outputs: shape inference cannot know them when a parameter is an input
-    del model.graph.output[:]
-    model.graph.output.extend([helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(w.dtype), list(w.shape))
-                               for o, w in zip(outputs, want)])
-    got = backend.prepare(model, "CPU").run(inputs)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+    check(nodes, inputs, outputs, opset, rtol, atol)
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3)

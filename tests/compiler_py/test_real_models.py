@@ -18,9 +18,6 @@ reduction chains: softmax over the whole past, GELU with tanh, layer norms).
 """
 
 import io
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -36,15 +33,10 @@ from tvm import relax  # noqa: E402
 from tvm.relax.frontend.onnx import from_onnx  # noqa: E402
 from tvm.relax.frontend.torch import from_exported_program  # noqa: E402
 
+from model_checks import flatten, run_runtime_only  # noqa: E402
+
 
 # ---------------------------------------------------------------- helpers
-
-def _flatten(value):
-    """The VM returns a tensor or a (nested) tuple of tensors; numpy arrays in order."""
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
-    return [a for v in value for a in _flatten(v)]
-
 
 def _onnx_export(module, args, input_names, output_names, dynamic_axes):
     buf = io.BytesIO()
@@ -52,31 +44,6 @@ def _onnx_export(module, args, input_names, output_names, dynamic_axes):
         torch.onnx.export(module, tuple(args), buf, dynamo=False, opset_version=17,
                           input_names=input_names, output_names=output_names, dynamic_axes=dynamic_axes)
     return onnx.load_from_string(buf.getvalue())
-
-
-# A runtime-only process: loads the exported .so, runs "main" on the inputs of an .npz (in
-# the order of its keys arr_0, arr_1, ...), saves every output into another .npz.
-_RUNTIME_ONLY = (
-    "import sys, numpy as np, tvm, tvm_ffi\n"
-    "from tvm.runtime.vm import VirtualMachine\n"
-    "assert tvm.base.RUNTIME_ONLY\n"
-    "vm = VirtualMachine(tvm_ffi.load_module(sys.argv[1]), tvm.cpu())\n"
-    "feeds = np.load(sys.argv[2])\n"
-    "args = [tvm.runtime.tensor(feeds['arr_%d' % i]) for i in range(len(feeds.files))]\n"
-    "def flat(v):\n"
-    "    return [v.numpy()] if hasattr(v, 'numpy') else [a for x in v for a in flat(x)]\n"
-    "np.savez(sys.argv[3], *flat(vm['main'](*args)))\n")
-
-
-def _run_runtime_only(lib, feeds, tmp_path):
-    np.savez(str(tmp_path / "in.npz"), *feeds)
-    proc = subprocess.run([sys.executable, "-c", _RUNTIME_ONLY, lib, str(tmp_path / "in.npz"),
-                           str(tmp_path / "out.npz")],
-                          env=dict(os.environ, TVM_USE_RUNTIME_LIB="1", PYTHONPATH=os.pathsep.join(sys.path)),
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    out = np.load(str(tmp_path / "out.npz"))
-    return [out["arr_%d" % i] for i in range(len(out.files))]
 
 
 def check_onnx(model, feed_sets, tmp_path, rtol, atol):
@@ -88,7 +55,7 @@ def check_onnx(model, feed_sets, tmp_path, rtol, atol):
     names = [i.name for i in sess.get_inputs()]
     first = None
     for feeds in feed_sets:
-        got = _flatten(vm["main"](*[tvm.runtime.tensor(f) for f in feeds]))
+        got = flatten(vm["main"](*[tvm.runtime.tensor(f) for f in feeds]))
         want = sess.run(None, dict(zip(names, feeds)))
         assert len(got) == len(want)
         for g, w in zip(got, want):
@@ -97,7 +64,7 @@ def check_onnx(model, feed_sets, tmp_path, rtol, atol):
         first = got if first is None else first
     lib = str(tmp_path / "model.so")
     ex.export_library(lib)
-    again = _run_runtime_only(lib, feed_sets[0], tmp_path)
+    again = run_runtime_only(lib, feed_sets[0], tmp_path)
     assert len(again) == len(first)
     for a, b in zip(again, first):
         np.testing.assert_array_equal(a, b)
@@ -113,7 +80,7 @@ def check_torch_export(module, arg_sets, rtol, atol, dynamic_shapes=None):
         with torch.no_grad():
             want = module(*args)
         want = [t.numpy() for t in (want if isinstance(want, (tuple, list)) else (want,))]
-        got = _flatten(vm["main"](*[tvm.runtime.tensor(a.numpy()) for a in args]))
+        got = flatten(vm["main"](*[tvm.runtime.tensor(a.numpy()) for a in args]))
         assert len(got) == len(want)
         for g, w in zip(got, want):
             assert g.shape == w.shape, (g.shape, w.shape)

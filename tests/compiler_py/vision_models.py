@@ -9,9 +9,18 @@ interpreter's torch 2.13 CPU wheel), never in the test interpreter itself.
       input order). The test interpreter compiles the model and compares it with onnxruntime.
 
   python vision_models.py export MODEL
-      torch.export.export -> our from_exported_program -> tvm.compile (llvm) -> run, compared
-      with the eager module; needs our python/ folder on PYTHONPATH (the ExportedProgram can
-      only be read in the interpreter that made it). Exits non-zero on any mismatch.
+      torch.export -> our from_exported_program -> tvm.compile (llvm) -> run, compared with
+      the eager module; needs our python/ folder on PYTHONPATH (the ExportedProgram can only
+      be read in the interpreter that made it). Exits non-zero on any mismatch.
+      deeplabv3: torch.export.export with dynamic batch, height and width.
+      fasterrcnn: torch.export.draft_export (torch.export.export stops at torchvision's
+      data-dependent branches); static image size 3x320x320, two images; detections
+      compared as sets (model_checks.match_detections).
+
+  python vision_models.py refs
+      tests/compiler_py/torchvision_ops.py's numpy nms / roi_align (the references of
+      test_torch_detection, which runs without torchvision) against torchvision.ops on
+      drawn inputs. Exits non-zero on any mismatch.
 
 MODEL: deeplabv3 (DeepLabV3 with a MobileNetV3-Large backbone, 5 classes: hardswish,
 squeeze-excitation, atrous convolutions, ASPP with global pooling, bilinear upsampling) or
@@ -25,9 +34,14 @@ import sys
 import numpy as np
 import torch
 
+from model_checks import flatten, match_detections
+
 # rtol, and atol as a fraction of the largest output magnitude, of the torch.export check
 # (float32; see the test's docstring)
 TOLERANCES = {"deeplabv3": (1e-4, 2e-5)}
+# Faster R-CNN's detections vs eager torch: scores within 2e-4, box corners within 0.05 px
+# (the ONNX path's tolerances; measured in the test's docstring)
+DETECTION_TOLERANCES = (2e-4, 5e-2)
 
 
 def _calibrate(part, batches):
@@ -172,12 +186,6 @@ def export_onnx(name, out_dir):
         np.savez("%s/inputs_%d.npz" % (out_dir, i), *s)
 
 
-def _flatten(value):
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
-    return [a for v in value for a in _flatten(v)]
-
-
 def check_torch_export(name):
     import tvm
     from tvm import relax
@@ -185,8 +193,8 @@ def check_torch_export(name):
 
     model = build(name)
     sets = images(name)
-    if name != "deeplabv3":
-        raise SystemExit("torch.export check not available for %r" % name)
+    if name == "fasterrcnn":
+        return _check_detector(model)
     module = _Segment(model).eval()
     rtol, atol = TOLERANCES[name]
     x0 = torch.from_numpy(sets[0][0])
@@ -200,7 +208,7 @@ def check_torch_export(name):
     for args in sets:
         with torch.no_grad():
             want = [t.numpy() for t in _outputs(module(*[torch.from_numpy(a) for a in args]))]
-        got = _flatten(vm["main"](*[tvm.runtime.tensor(a) for a in args]))
+        got = flatten(vm["main"](*[tvm.runtime.tensor(a) for a in args]))
         assert len(got) == len(want), (len(got), len(want))
         for g, w in zip(got, want):
             assert g.shape == w.shape, (g.shape, w.shape)
@@ -210,11 +218,72 @@ def check_torch_export(name):
             max(float(np.abs(w).max()) for w in want)))
 
 
+def _check_detector(model):
+    """draft_export on one 320x320 image, then that image and another of the same size."""
+    import tvm
+    from tvm import relax
+    from tvm.relax.frontend.torch import from_exported_program
+
+    first = images("fasterrcnn")[0][0]
+    second = _scene(torch.Generator().manual_seed(5), 320, 320)
+    with torch.no_grad():
+        ep = torch.export.draft_export(model, ([torch.from_numpy(first)],))
+    report = getattr(ep, "_report", None)
+    failures = list(getattr(report, "failures", []) or [])
+    print("draft_export: %d data-dependent guard(s) specialized" % len(failures))
+    ops = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+    assert {"torchvision.nms.default", "torchvision.roi_align.default"} <= ops, sorted(ops)
+    vm = relax.VirtualMachine(tvm.compile(from_exported_program(ep), "llvm"), tvm.cpu())
+    score_tol, box_tol = DETECTION_TOLERANCES
+    for i, img in enumerate((first, second)):
+        with torch.no_grad():
+            det = model([torch.from_numpy(img)])[0]
+        want = [det[k].numpy() for k in ("boxes", "labels", "scores")]
+        got = flatten(vm["main"](tvm.runtime.tensor(img)))
+        assert len(got) == 3, len(got)
+        assert got[0].shape[0] > 10, got[0].shape  # real detections, not an empty result
+        ds, db = match_detections(got, want, score_tol, box_tol, "image %d vs eager torch" % i)
+        print("torch.export fasterrcnn image %d: %d detections, max score diff %.3g, max corner "
+              "diff %.3g px" % (i, got[0].shape[0], ds, db))
+
+
+def check_references(cases=40):
+    import torchvision
+    import torchvision_ops
+
+    rng = np.random.default_rng(0)
+    for case in range(cases):
+        n = int(rng.integers(1, 40))
+        centre = rng.uniform(2, 8, (3, 2))[rng.integers(0, 3, n)] + rng.uniform(-1, 1, (n, 2))
+        size = rng.uniform(0, 4, (n, 2))
+        boxes = np.concatenate([centre - size / 2, centre + size / 2], 1).astype("float32")
+        scores = (rng.integers(0, 4, n) / 4 if case % 2 else rng.random(n)).astype("float32")
+        iou = float(rng.integers(0, 21) / 20)
+        want = torchvision.ops.nms(torch.from_numpy(boxes), torch.from_numpy(scores), iou).numpy()
+        got = torchvision_ops.nms(boxes, scores, iou)
+        assert np.array_equal(got, want), ("nms", case, got, want)
+        c, h, w, k = (int(v) for v in rng.integers(1, [3, 8, 8, 5], endpoint=True))
+        x = rng.standard_normal((2, c, h, w)).astype("float32")
+        scale = float(rng.choice([1.0, 0.5, 0.25]))
+        p = rng.uniform(-2, (max(h, w) + 2) / scale, (k, 2, 2))
+        rois = np.concatenate([rng.integers(0, 2, (k, 1)), p.min(1), p.max(1)], 1).astype("float32")
+        ph, pw = (int(v) for v in rng.integers(1, 4, 2))
+        ratio, aligned = int(rng.choice([-1, 0, 1, 2])), bool(case % 3)
+        want = torchvision.ops.roi_align(torch.from_numpy(x), torch.from_numpy(rois), (ph, pw), scale,
+                                         ratio, aligned).numpy()
+        got = torchvision_ops.roi_align(x, rois, scale, ph, pw, ratio, aligned)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg="roi_align case %d" % case)
+    print("torchvision references: %d nms and %d roi_align cases agree" % (cases, cases))
+
+
 if __name__ == "__main__":
-    mode, model_name = sys.argv[1], sys.argv[2]
-    if mode == "onnx":
+    mode = sys.argv[1]
+    model_name = sys.argv[2] if len(sys.argv) > 2 else None
+    if mode == "refs":
+        check_references()
+    elif mode == "onnx":
         export_onnx(model_name, sys.argv[3])
     elif mode == "export":
         check_torch_export(model_name)
     else:
-        raise SystemExit("usage: vision_models.py onnx|export MODEL [OUT_DIR]")
+        raise SystemExit("usage: vision_models.py onnx|export MODEL [OUT_DIR] | refs")

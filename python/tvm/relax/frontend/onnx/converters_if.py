@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import expr as _expr
 from ... import op as R
-from . import serial_kernels as sk
+from ..kernels import serial as sk
 from .converters import Converter, register
 from .converters_scan import _run_body
 from .run_time_bounds import _dims, bind_lengths

@@ -19,6 +19,7 @@ from .aten_registry import CONVERTERS, NO_OPS, register  # noqa: E402,F401  (re-
 
 
 from .context import Reshaped, TorchOpError, torch_dtype_to_str  # noqa: E402,F401
+from .context import same_dim as _same, same_shape as _same_shape  # noqa: E402
 
 def _is_expr(v):
     return isinstance(v, _expr.Expr)
@@ -87,11 +88,25 @@ for _name, _fn in {"relu": R.nn.relu, "sigmoid": R.sigmoid, "tanh": R.tanh, "exp
     register("aten.%s.default" % _name)(_unary(_fn))
 
 
+def _log2_te(x):
+    from .... import te, tir
+    return te.compute(x.shape, lambda *i: tir.log2(x[i]), name="log2")
+
+
+@register("aten.log2.default")
+def _log2(ctx):
+    x = ctx.arg(0)
+    out = ctx.out_dtype()
+    if ctx.dtype(x) != out:
+        x = ctx.emit(R.astype(x, out))
+    return ctx.bb.emit_te(_log2_te, x, primfunc_name_hint="log2")
+
+
 def _identity(ctx):
     return ctx.arg(0)
 
 
-register("aten.clone.default", "aten.alias.default", "aten.detach.default", "aten.contiguous.default",
+register("aten.clone.default", "aten.alias.default", "aten.detach.default", "aten.detach_.default", "aten.contiguous.default",
          "aten.lift_fresh_copy.default", "aten.dropout.default", "aten.feature_dropout.default",
          "aten.alpha_dropout.default")(_identity)
 
@@ -241,18 +256,6 @@ def _to(ctx):
 
 
 # ---------------------------------------------------------------- linear algebra
-
-def _same(a, b):
-    """Two dimensions (ints or PrimExprs) are the same expression."""
-    if isinstance(a, int) or isinstance(b, int):
-        return isinstance(a, int) and isinstance(b, int) and a == b
-    from .... import ir
-    return bool(ir.structural_equal(a, b))
-
-
-def _same_shape(a, b):
-    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-
 
 def _computed(shape):
     return any(isinstance(d, tir.PrimExpr) and not isinstance(d, (tir.Var, tir.IntImm)) for d in shape)
@@ -548,8 +551,8 @@ def _reduction(fn):
 
 register("aten.mean.dim", "aten.mean.default")(_reduction(R.mean))
 register("aten.sum.dim_IntList", "aten.sum.default")(_reduction(R.sum))
-register("aten.amax.default")(_reduction(R.max))
-register("aten.amin.default")(_reduction(R.min))
+register("aten.amax.default", "aten.max.default")(_reduction(R.max))
+register("aten.amin.default", "aten.min.default")(_reduction(R.min))
 
 
 @register("aten.any.dim", "aten.any.dims", "aten.any.default", "aten.all.dim", "aten.all.dims",
@@ -705,7 +708,12 @@ def _index(ctx):
     if not used:
         return x
     if any(ctx.dtype(idx[i]) == "bool" for i in used):
-        raise NotImplementedError("index.Tensor with a bool mask (data-dependent shape)")
+        from .aten_scatter import index_columns
+        meta = ctx.out_meta
+        first = [i for i in used if ctx.dtype(idx[i]) == "bool"][0]
+        cols = index_columns(ctx, x, idx, meta.shape[first] if meta is not None and len(used) == 1 else None)
+        idx = [cols.get(i) for i in range(max(cols) + 1)]
+        used = sorted(cols)
     if len(used) == 1:
         return R.take(x, idx[used[0]], axis=used[0], mode="wrap")
     from .aten_tensor_extra import advanced_index
@@ -809,6 +817,13 @@ def _zeros_ones(ctx):
     return R.ones(shape, dt) if "ones" in str(ctx.node.target) else R.zeros(shape, dt)
 
 
+@register("aten.empty_permuted.default")
+def _empty_permuted(ctx):
+    # empty_like's core-ATen form: uninitialized memory of a shape (physical_layout only
+    # orders strides); zeros, as empty.memory_format gives
+    return R.zeros(_shape_list(ctx, ctx.args["size"]), ctx.out_dtype())
+
+
 @register("aten.full_like.default")
 def _full_like(ctx):
     a = ctx.args
@@ -843,4 +858,4 @@ def _arange(ctx):
     return R.arange(start, end, step, dt)
 
 
-from . import aten_nn_extra, aten_tensor_extra, aten_upsample  # noqa: E402,F401  (register their converters)
+from . import aten_detection, aten_nn_extra, aten_scatter, aten_sort, aten_tensor_extra, aten_upsample  # noqa: E402,F401,E501  (register their converters)

@@ -24,6 +24,18 @@ def torch_dtype_to_str(dt, what="value"):
     return _DTYPES[name]
 
 
+def same_dim(a, b):
+    """Two dimensions (ints or PrimExprs) are the same expression."""
+    if isinstance(a, int) or isinstance(b, int):
+        return isinstance(a, int) and isinstance(b, int) and a == b
+    from .... import ir
+    return bool(ir.structural_equal(a, b))
+
+
+def same_shape(a, b):
+    return len(a) == len(b) and all(same_dim(x, y) for x, y in zip(a, b))
+
+
 class Reshaped:
     """A reshape to a shape with a computed symbolic dimension (b*t of a view (b, t, d) ->
     (b*t, d) that core ATen puts around addmm/bmm), kept deferred: mm/addmm/bmm/view consume

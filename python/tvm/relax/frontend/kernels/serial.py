@@ -1,13 +1,16 @@
-"""Hand-written serial TIR kernels for the ONNX ops whose algorithm is sequential (a running
-count, greedy suppression) or whose loop extents depend on data (RoiAlign's adaptive sampling
-grid): NonZero, NonMaxSuppression, RoiAlign (converters_detection.py).
+"""Building blocks of hand-written serial TIR kernels, for the ops whose algorithm is
+sequential (a running count, greedy suppression) or whose loop extents depend on data
+(RoiAlign's adaptive sampling grid): detection.py (NonZero, NMS, RoiAlign; used by the ONNX
+and torch frontends), the ONNX If's branch copy, torch's index_put.
 
 A kernel is a PrimFunc in destination-passing style (inputs, then outputs) made of serial
 For loops, BufferStores and IfThenElse; its buffers have symbolic extents of their own (bound
 from the tensors passed at run time), so one kernel serves every shape. The importer calls it
-with R.call_tir. Value-dependent output extents (NonZero's count, the number of boxes NMS
-selects) are computed first into an int64 tensor and bound to symbolic variables
-(run_time_bounds.bind_lengths), as the other run-time shapes are.
+with R.call_tir (`call`: only the BlockBuilder is used, so either frontend's context works).
+Value-dependent output extents (NonZero's count, the number of boxes NMS selects) are
+computed first into an int64 tensor and bound to symbolic variables (onnx
+run_time_bounds.bind_lengths; torch aten_detection.bind_extent), as the other run-time
+shapes are.
 """
 
 
