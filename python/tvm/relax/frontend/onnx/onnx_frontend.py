@@ -125,7 +125,11 @@ class GraphImporter:
         init_names = set()
         params, param_values = [], []
         for init in self.graph.initializer:
-            arr = numpy_helper.to_array(init)
+            try:
+                arr = numpy_helper.to_array(init)
+            except ValueError as err:  # data that does not fill its dims (a truncated file)
+                raise ValueError("from_onnx: initializer %r (dims %s) cannot be read: %s"
+                                 % (init.name, list(init.dims), err)) from err
             _supported_dtype(arr.dtype, "initializer " + init.name)
             init_names.add(init.name)
             if self.keep_params:
