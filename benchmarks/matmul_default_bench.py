@@ -5,6 +5,8 @@ inputs, as numpy's a @ b) and as a constant (a model's weight, packed at compile
 
     python3 benchmarks/matmul_default_bench.py [--threads 1,2] [--repeat 20]
 
+Ours with B as input, ours with B constant and numpy are timed round-robin (one call of each
+per round, best of --repeat), so load that comes and goes touches all three alike.
 Each thread count runs in a subprocess with TVM_NUM_THREADS / OPENBLAS_NUM_THREADS /
 OMP_NUM_THREADS set. At 1 thread the figure is CPU time of the calling thread (time.thread_time),
 so other load on the machine does not count against either side; at 2 threads it is wall time.
@@ -25,21 +27,45 @@ import numpy as np
 SHAPES = [(1024, 1024, 1024), (1, 1024, 1024), (128, 768, 3072)]
 
 
-def _best(fn, repeat, cpu_time):
+def _interleaved(fns, repeat, cpu_time):
+    """Best time of each of `fns`, measured round-robin (one call of each per round), so a
+    change of load during the run touches all of them alike."""
     clock = time.thread_time if cpu_time else time.perf_counter
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t = clock()
+    for fn in fns:
         fn()
-        best = min(best, clock() - t)
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            t = clock()
+            fn()
+            best[i] = min(best[i], clock() - t)
     return best
+
+
+def _build(m, k, n, b, kind):
+    import tvm
+    from tvm import relax
+    from tvm.relax import op as R
+
+    x = relax.Var("x", relax.TensorStructInfo((m, k), "float32"))
+    params = [x]
+    if kind == "input":
+        w = relax.Var("w", relax.TensorStructInfo((k, n), "float32"))
+        params.append(w)
+    else:
+        w = relax.const(b)
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        with bb.dataflow():
+            out = bb.emit_output(R.matmul(x, w))
+        bb.emit_func_output(out)
+    t0 = time.perf_counter()
+    ex = tvm.compile(bb.get(), target="llvm")
+    return relax.VirtualMachine(ex, tvm.cpu())["main"], time.perf_counter() - t0
 
 
 def worker(repeat):
     import tvm
-    from tvm import relax
-    from tvm.relax import op as R
 
     cpu_time = os.environ.get("TVM_NUM_THREADS") == "1"
     rows = []
@@ -47,29 +73,16 @@ def worker(repeat):
     for m, k, n in SHAPES:
         a = rng.standard_normal((m, k)).astype("float32")
         b = rng.standard_normal((k, n)).astype("float32")
-        t_np = _best(lambda: a @ b, repeat, cpu_time)
+        calls, compiles = [], {}
         for kind in ("input", "constant"):
-            x = relax.Var("x", relax.TensorStructInfo((m, k), "float32"))
-            params = [x]
-            if kind == "input":
-                w = relax.Var("w", relax.TensorStructInfo((k, n), "float32"))
-                params.append(w)
-            else:
-                w = relax.const(b)
-            bb = relax.BlockBuilder()
-            with bb.function("main", params):
-                with bb.dataflow():
-                    out = bb.emit_output(R.matmul(x, w))
-                bb.emit_func_output(out)
-            t0 = time.perf_counter()
-            ex = tvm.compile(bb.get(), target="llvm")
-            compile_s = time.perf_counter() - t0
-            f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+            f, compiles[kind] = _build(m, k, n, b, kind)
             args = [tvm.runtime.tensor(a)] + ([tvm.runtime.tensor(b)] if kind == "input" else [])
             np.testing.assert_allclose(f(*args).numpy(), a @ b, rtol=1e-3, atol=1e-2)
-            t_ours = _best(lambda: f(*args), repeat, cpu_time)
+            calls.append(lambda f=f, args=args: f(*args))
+        t_in, t_const, t_np = _interleaved(calls + [lambda: a @ b], repeat, cpu_time)
+        for kind, t_ours in (("input", t_in), ("constant", t_const)):
             rows.append(dict(shape="%dx%dx%d" % (m, k, n), kind=kind, ours=2 * m * k * n / t_ours / 1e9,
-                             numpy=2 * m * k * n / t_np / 1e9, ratio=t_ours / t_np, compile=compile_s))
+                             numpy=2 * m * k * n / t_np / 1e9, ratio=t_ours / t_np, compile=compiles[kind]))
     print(json.dumps(rows))
 
 

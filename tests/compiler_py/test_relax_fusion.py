@@ -421,13 +421,14 @@ def test_a_kernel_left_serial_and_scalar_is_named_in_a_warning(caplog):
 
 
 @settings(max_examples=8, deadline=None)
-@given(m=st.sampled_from([1, 2, 3]), k=st.sampled_from([4, 36, 64, 66]), n=st.sampled_from([256, 512, 272]),
+@given(m=st.sampled_from([1, 2, 3]), k=st.sampled_from([4, 36, 64, 66]), n=st.sampled_from([256, 512, 272, 4096, 20]),
        seed=st.integers(0, 2**16))
 def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, seed):
     """x @ y for one or two rows of x, y a run-time input: the reduction runs outside the
-    columns (an accumulator chunk of the output row per task, y read row by row, four rows
-    per pass) when N is whole 256-column chunks and K whole groups of four; otherwise the
+    columns (the output row accumulated in cache, y read row by row, four rows per pass)
+    when N is whole vectors and K whole groups of four; otherwise the
     register tile. Both compute what numpy does."""
+    lanes = tvm.target.Target("llvm").fp32_lanes
     x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
     y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
     bb = relax.BlockBuilder()
@@ -440,7 +441,7 @@ def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, see
     sch = tir.Schedule(kernel)
     block = sch.get_block("matmul")
     kinds = [int(sch.get(l).kind) for l in sch.get_loops(block)]
-    streams = m <= 2 and n % 256 == 0 and k % 4 == 0
+    streams = m <= 2 and n % lanes == 0 and k % 4 == 0
     # the reduction's outer part runs outside the column loops: its loop is 2nd (after the
     # parallel chunk loop) instead of inside the tile's row/column loops
     assert (kinds.count(tir.expr.ForKind.UNROLLED) == 1 and len(kinds) == 6) == streams, str(kernel)
