@@ -14,14 +14,7 @@ from onnx import TensorProto, helper
 
 from tvm.relax.frontend.onnx import backend
 
-
-def _model(nodes, inputs, outputs, opset):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-         for n, v in inputs.items()],
-        [helper.make_empty_tensor_value_info(o) for o in outputs])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+from onnx_checks import model as _model
 
 
 def _ours(model, inputs, outputs, like):

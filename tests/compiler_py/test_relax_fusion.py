@@ -349,6 +349,18 @@ def test_row_reductions_read_whole_vectors(op, rows, k, seed):
     np.testing.assert_allclose(default, _ROW_OPS[op][1](data.astype("float64")), rtol=1e-4, atol=1e-5)
 
 
+def _matmul_of_inputs(m, k, n):
+    """main(x: (m, k), y: (k, n)) = x @ y, both operands run-time inputs."""
+    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
+    y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            out = bb.emit_output(R.matmul(x, y))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
 @settings(max_examples=10, deadline=None)
 @given(m=st.integers(1, 70), k=st.integers(1, 50), n=st.sampled_from([8, 16, 48, 64]), seed=st.integers(0, 2**16))
 def test_matmul_of_two_inputs_packs_its_right_operand(m, k, n, seed):
@@ -358,14 +370,7 @@ def test_matmul_of_two_inputs_packs_its_right_operand(m, k, n, seed):
     best tile does not divide are padded (row_padding) and the copy of the real rows is the
     tile's guarded write-back. All compute what numpy does; a matmul's reduction is never
     taken for a row reduction."""
-    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
-    y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
-    bb = relax.BlockBuilder()
-    with bb.function("main", [x, y]):
-        with bb.dataflow():
-            out = bb.emit_output(R.matmul(x, y))
-        bb.emit_func_output(out)
-    mod = bb.get()
+    mod = _matmul_of_inputs(m, k, n)
     text = "\n".join(str(f) for f in _scheduled(mod).values())
     packed = m >= 16 and n % 16 == 0
     assert ("matmul_pack" in text) == packed
@@ -429,14 +434,7 @@ def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, see
     when N is whole vectors and K whole groups of four; otherwise the
     register tile. Both compute what numpy does."""
     lanes = tvm.target.Target("llvm").fp32_lanes
-    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
-    y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
-    bb = relax.BlockBuilder()
-    with bb.function("main", [x, y]):
-        with bb.dataflow():
-            out = bb.emit_output(R.matmul(x, y))
-        bb.emit_func_output(out)
-    mod = bb.get()
+    mod = _matmul_of_inputs(m, k, n)
     (kernel,) = [f for name, f in _scheduled(mod).items() if "matmul" in name]
     sch = tir.Schedule(kernel)
     block = sch.get_block("matmul")

@@ -159,24 +159,29 @@ def test_random_schedules_keep_the_numbers(program, n, m, steps, seed, data):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=str(sch.trace))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(n=st.integers(1, 9), m=st.integers(1, 12), rows=st.sampled_from([1, 2, 4]),
-       seed=st.integers(0, 2**31 - 1))
-def test_reshape_epilogue_joins_a_padded_tile_write_back(n, m, rows, seed):
-    """The register tile's write-back takes an epilogue that reads the product through a
-    reshape (h * m + w) although the product has more rows than pixels (padded to the tile):
-    the inlined store is guarded, so padded rows write nothing, and the numbers are kept."""
-    tensors = _pixels(n, m)
+def _tile_then_inline(tensors, product, row_axis, epilogue, seed):
+    """The product's cache write-back placed under its row loop split by 4 (a register tile's
+    rows), then the epilogue inlined into it; with the unscheduled result and the inputs."""
     func = te.create_prim_func(tensors)
     inputs = _inputs(tensors, seed)
     want = _run(func, tensors, inputs)
     sch = tir.Schedule(func)
-    block = sch.get_block("C")
+    block = sch.get_block(product)
     acc = sch.cache_write(block, 0, "local")
-    q, o, _ = sch.get_loops(block)
-    qo, qi = sch.split(q, factors=[None, 4])
-    sch.reverse_compute_at(acc, qo)
-    sch.reverse_compute_inline(sch.get_block("D"))
+    rows_outer, _ = sch.split(sch.get_loops(block)[row_axis], factors=[None, 4])
+    sch.reverse_compute_at(acc, rows_outer)
+    sch.reverse_compute_inline(sch.get_block(epilogue))
+    return sch, want, inputs
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(1, 9), m=st.integers(1, 12), seed=st.integers(0, 2**31 - 1))
+def test_reshape_epilogue_joins_a_padded_tile_write_back(n, m, seed):
+    """The register tile's write-back takes an epilogue that reads the product through a
+    reshape (h * m + w) although the product has more rows than pixels (padded to the tile):
+    the inlined store is guarded, so padded rows write nothing, and the numbers are kept."""
+    tensors = _pixels(n, m)
+    sch, want, inputs = _tile_then_inline(tensors, "C", 0, "D", seed)
     text = str(sch.mod)
     assert 'T.block("D")' not in text
     assert ("T.where" in text) == ((n * m) % 4 != 0), text
@@ -216,15 +221,6 @@ def test_grouped_epilogue_joins_the_write_back(n, m, groups, per_group, seed):
     D = te.compute((n, m, groups * per_group), lambda h, w, c: P[c // per_group, h * m + w, c % per_group]
                    + R[h, w, c], name="D")
     tensors = [X, W, R, D]
-    func = te.create_prim_func(tensors)
-    inputs = _inputs(tensors, seed)
-    want = _run(func, tensors, inputs)
-    sch = tir.Schedule(func)
-    block = sch.get_block("P")
-    acc = sch.cache_write(block, 0, "local")
-    g, q, o, _ = sch.get_loops(block)
-    qo, qi = sch.split(q, factors=[None, 4])
-    sch.reverse_compute_at(acc, qo)
-    sch.reverse_compute_inline(sch.get_block("D"))
+    sch, want, inputs = _tile_then_inline(tensors, "P", 1, "D", seed)
     assert 'T.block("D")' not in str(sch.mod)
     np.testing.assert_allclose(_run(sch.mod, tensors, inputs), want, rtol=1e-5, atol=1e-5)
