@@ -5,8 +5,10 @@ inputs, as numpy's a @ b) and as a constant (a model's weight, packed at compile
 
     python3 benchmarks/matmul_default_bench.py [--threads 1,2] [--repeat 20]
 
-Ours with B as input, ours with B constant and numpy are timed round-robin (one call of each
-per round, best of --repeat), so load that comes and goes touches all three alike.
+At one thread ours with B as input, ours with B constant and numpy are timed round-robin (one
+call of each per round, best of --repeat), so load that comes and goes touches all three
+alike; with more threads numpy runs after ours (OpenBLAS's threads spin after each call and
+would hold the cores ours needs).
 Each thread count runs in a subprocess with TVM_NUM_THREADS / OPENBLAS_NUM_THREADS /
 OMP_NUM_THREADS set. At 1 thread the figure is CPU time of the calling thread (time.thread_time),
 so other load on the machine does not count against either side; at 2 threads it is wall time.
@@ -73,13 +75,22 @@ def worker(repeat):
     for m, k, n in SHAPES:
         a = rng.standard_normal((m, k)).astype("float32")
         b = rng.standard_normal((k, n)).astype("float32")
+        want = a @ b
         calls, compiles = [], {}
         for kind in ("input", "constant"):
             f, compiles[kind] = _build(m, k, n, b, kind)
             args = [tvm.runtime.tensor(a)] + ([tvm.runtime.tensor(b)] if kind == "input" else [])
-            np.testing.assert_allclose(f(*args).numpy(), a @ b, rtol=1e-3, atol=1e-2)
+            np.testing.assert_allclose(f(*args).numpy(), want, rtol=1e-3, atol=1e-2)
             calls.append(lambda f=f, args=args: f(*args))
-        t_in, t_const, t_np = _interleaved(calls + [lambda: a @ b], repeat, cpu_time)
+        if not cpu_time:
+            time.sleep(0.5)  # OpenBLAS's threads spin for a while after a call (want above)
+        if cpu_time:
+            t_in, t_const, t_np = _interleaved(calls + [lambda: a @ b], repeat, cpu_time)
+        else:
+            # wall time with 2+ threads: OpenBLAS's threads spin for a while after each call
+            # and would take the cores from ours, so ours runs first, then numpy
+            t_in, t_const = _interleaved(calls, repeat, cpu_time)
+            t_np = _interleaved([lambda: a @ b], repeat, cpu_time)[0]
         for kind, t_ours in (("input", t_in), ("constant", t_const)):
             rows.append(dict(shape="%dx%dx%d" % (m, k, n), kind=kind, ours=2 * m * k * n / t_ours / 1e9,
                              numpy=2 * m * k * n / t_np / 1e9, ratio=t_ours / t_np, compile=compiles[kind]))
