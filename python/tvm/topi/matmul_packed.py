@@ -9,8 +9,12 @@ from .. import te, tir
 
 
 def pack_weight(b, cols):
-    """(K, N) -> (N / cols, K, cols); N must be a multiple of `cols`."""
+    """(K, N) -> (ceil(N / cols), K, cols), zero columns appended up to a whole panel (a
+    classifier's 10 outputs: one 16-column panel; matmul_packed's n_out drops them)."""
     k, n = b.shape
+    if n % cols:
+        b = np.concatenate([b, np.zeros((k, cols - n % cols), b.dtype)], axis=1)
+        n = b.shape[1]
     return np.ascontiguousarray(b.reshape(k, n // cols, cols).transpose(1, 0, 2))
 
 
@@ -25,8 +29,10 @@ def pack_stage(b, cols):
     return te.compute((groups, k, width), lambda g, kk, c: b[kk, g * cols + c], name="matmul_pack")
 
 
-def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None):
-    """a (..., M, K) @ B where bp = pack_weight(B, cols): (..., M, N).
+def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None, n_out=None):
+    """a (..., M, K) @ B where bp = pack_weight(B, cols): (..., M, N); `n_out` (< the packed
+    columns) when B's N was padded to whole panels: the product runs over the panels and a
+    copy stage takes the first n_out columns (folded into the tile's write-back).
 
     `pad_rows_to`: the product runs over M rounded up to a multiple of it (rows past M re-read
     row M - 1) and a copy stage takes the first M rows, so the register tile over rows
@@ -46,10 +52,13 @@ def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None):
             x, y = tir.cast(x, dtype), tir.cast(y, dtype)
         return te.sum(x * y, axis=kk)
     m = a.shape[-2]
-    if pad_rows_to:
-        r = pad_rows_to
-        m_pad = (m + (r - 1)) // r * r
+    n = groups * cols if n_out is None else n_out
+    if pad_rows_to or n_out is not None:
+        m_pad = m
+        if pad_rows_to:
+            m_pad = (m + (pad_rows_to - 1)) // pad_rows_to * pad_rows_to
         padded = te.compute(lead + [m_pad, groups * cols],
-                            lambda *i: product(tir.min(i[-2], m - 1), i[:-2], i[-1]), name="matmul_rows")
-        return te.compute(lead + [m, groups * cols], lambda *i: padded[i], name="matmul")
-    return te.compute(lead + [m, groups * cols], lambda *i: product(i[-2], i[:-2], i[-1]), name="matmul")
+                            lambda *i: product(tir.min(i[-2], m - 1) if pad_rows_to else i[-2], i[:-2], i[-1]),
+                            name="matmul_rows")
+        return te.compute(lead + [m, n], lambda *i: padded[i], name="matmul")
+    return te.compute(lead + [m, n], lambda *i: product(i[-2], i[:-2], i[-1]), name="matmul")
