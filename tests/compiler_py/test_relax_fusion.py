@@ -448,3 +448,27 @@ def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, see
     zero, default = _run_both(mod, a, b)
     np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(default, a.astype("float64") @ b, rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=8, deadline=None)
+@given(m=st.integers(1, 40), k=st.integers(1, 40), n=st.integers(1, 40), seed=st.integers(0, 2**16))
+def test_constant_weight_of_any_width_is_packed_in_whole_panels(m, k, n, seed):
+    """x @ W + b with a constant W of any N: W is packed with zero columns up to whole
+    16-column panels, the product's tile carries no column predicate and its write-back
+    keeps the first N columns; equal to the unscheduled build and to numpy."""
+    rng = np.random.default_rng(seed)
+    w, b = rng.standard_normal((k, n)).astype("float32"), rng.standard_normal(n).astype("float32")
+    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(R.nn.relu(R.add(R.matmul(x, relax.const(w)), relax.const(b))))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    (kernel,) = [f for name, f in _scheduled(mod).items() if "matmul" in name]
+    packed = [p for p in kernel.params if len(kernel.buffer_map[p].shape) == 3]
+    assert packed and int(kernel.buffer_map[packed[0]].shape[0]) * int(kernel.buffer_map[packed[0]].shape[2]) % 16 == 0
+    data = rng.standard_normal((m, k)).astype("float32")
+    zero, default = _run_both(mod, data)
+    np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(default, np.maximum(data.astype("float64") @ w + b, 0), rtol=1e-4, atol=1e-4)

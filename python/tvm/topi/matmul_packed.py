@@ -52,7 +52,8 @@ def matmul_packed(a, bp, out_dtype=None, pad_rows_to=None, n_out=None):
             x, y = tir.cast(x, dtype), tir.cast(y, dtype)
         return te.sum(x * y, axis=kk)
     m = a.shape[-2]
-    n = groups * cols if n_out is None else n_out
+    # in the index type of the packed shape (a Python int would be int32 beside int64 dims)
+    n = groups * cols if n_out is None else tir.const(int(n_out), str(groups.dtype))
     if pad_rows_to or n_out is not None:
         m_pad = m
         if pad_rows_to:
