@@ -5,7 +5,8 @@ changes it far less than wall time; run the two trees alternately and compare ra
 
     PYTHONPATH=<tree>/python python3 benchmarks/model_cpu_time.py [--repeat 5] [--profile] MODEL...
 
-MODEL: bert (the BERT-class encoder, bert_model.py; bert8 for batch 8) or an ImageNet
+MODEL: mlp (784-512-512-10 with a symbolic batch, run at batch 1; mlp64 at batch 64), bert
+(the BERT-class encoder, bert_model.py; bert8 for batch 8) or an ImageNet
 architecture of imagenet_models.py (squeezenet, shufflenet, resnet50, densenet121,
 inception_v1, inception_v2, vgg19). Prints the best time and the compile's CPU seconds;
 --profile adds the slowest kernels (VirtualMachine.profile, wall time, best of 5 per kernel,
@@ -25,6 +26,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "compiler_py"))
 
 
 def load(name):
+    """(ModelProto, batch the symbolic batch dimension is run at)."""
+    if name.startswith("mlp"):
+        from test_onnx_frontend import mlp_model
+
+        return mlp_model(), int(name[3:] or 1)
     if name.startswith("bert"):
         from bert_model import bert_encoder_model
 
@@ -33,10 +39,10 @@ def load(name):
         from imagenet_models import imagenet_model
 
         model = imagenet_model(name)
-    return model[0] if isinstance(model, tuple) else model
+    return (model[0] if isinstance(model, tuple) else model), 1
 
 
-def feeds_of(model):
+def feeds_of(model, batch):
     import numpy as np
 
     import tvm
@@ -47,7 +53,7 @@ def feeds_of(model):
     for vi in model.graph.input:
         if vi.name in inits:
             continue
-        dims = [d.dim_value or 1 for d in vi.type.tensor_type.shape.dim]
+        dims = [d.dim_value or batch for d in vi.type.tensor_type.shape.dim]
         dtype = {1: "float32", 6: "int32", 7: "int64"}.get(vi.type.tensor_type.elem_type, "float32")
         value = rng.standard_normal(dims) if dtype == "float32" else np.ones(dims)
         out.append(tvm.runtime.tensor(value.astype(dtype)))
@@ -66,12 +72,12 @@ def main():
     from tvm.relax.frontend.onnx import from_onnx
 
     for name in args.models:
-        model = load(name)
+        model, batch = load(name)
         t0 = time.process_time()
         ex = tvm.compile(from_onnx(model), "llvm")
         compile_cpu = time.process_time() - t0
         vm = relax.VirtualMachine(ex, tvm.cpu())
-        feeds = feeds_of(model)
+        feeds = feeds_of(model, batch)
         vm["main"](*feeds)
         best = float("inf")
         for _ in range(args.repeat):

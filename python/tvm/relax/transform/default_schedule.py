@@ -29,7 +29,7 @@ layers are scheduled and compiled once.
 import logging
 
 from ... import tir
-from ...ir import IRModule
+from ...ir import IRModule, _api
 from ...target import Target
 
 
@@ -86,12 +86,18 @@ def row_padding(lanes, ext_i):
     return rows
 
 
-def _tile_rule(sch, block, rows=None, cols=None):
+def _tile_rule(sch, block, rows=None, cols=None, rows_at_run_time=None):
     """A register tile for a reduction nest [spatial..., reduction...] with at least two
     spatial loops (matmul [batch..., i, j, k]; conv [n, c, h, w, rc, ry, rx]; pooling): the
     last two spatial loops are split into rows x cols, the tile accumulates in a "local"
     cache written back after the reduction, the reduction loops run outside the tile, columns
-    are vectorized, rows unrolled, the outer spatial loops fused and parallel."""
+    are vectorized, rows unrolled, the outer spatial loops fused and parallel.
+
+    rows_at_run_time (a RowsAtRunTime, or None): for a product whose symbolic row count was
+    rounded up to the tile (matmul_packed's pad_rows_to) the rule records the real count
+    there, and when the record says `few` it makes the variant for one or two rows instead:
+    a serial loop over rows outermost (its loop var recorded), one row by the widest column
+    strip, the strips parallel."""
     loops = sch.get_loops(block)
     kinds = _loop_kinds(sch, block, loops)
     nsp = kinds.index(True) if True in kinds else len(kinds)
@@ -109,9 +115,14 @@ def _tile_rule(sch, block, rows=None, cols=None):
     if ext_i and ext_o and ext_i < 4 and 4 % ext_i == 0 and (ext_o * ext_i) % 4 == 0:
         i = sch.fuse(outer.pop(), i)
         ext_i *= ext_o
+    few = False
+    if ext_i is None and rows_at_run_time is not None and not outer:
+        rows_at_run_time.extent = _padded_rows(sch, block)
+        few = rows_at_run_time.few and rows_at_run_time.extent is not None
     if rows is None or cols is None:
         target = Target.current() or Target("llvm")
-        rows, cols = tile_shape(target.fp32_lanes, ext_i, _static_extent(sch, j))
+        rows, cols = tile_shape(target.fp32_lanes, 1 if few else ext_i, _static_extent(sch, j))
+        rows = 1 if few else rows
     if ext_i and ext_i < rows:
         rows = ext_i  # a short row loop that could not be fused: a tile of exactly its rows
     ext_j = _static_extent(sch, j)
@@ -131,14 +142,30 @@ def _tile_rule(sch, block, rows=None, cols=None):
         _pack_at_use(sch, pack, first)
     init = sch.decompose_reduction(block, ii)
     sch.reorder(*red, ii, ji)
-    par = sch.fuse(*outer, first) if outer else first
+    # A symbolic row count (a dynamic batch) may be a single row tile at run time (batch 1):
+    # the tasks are then (row tile, column panel) pairs, so a second thread has work.
+    par_loops = [*outer, first] + ([second] if ext_i is None and not outer else [])
+    if few:
+        par_loops = [second]  # the strips; the row loop stays serial, outermost
+        rows_at_run_time.row_loop = sch.get(first).loop_var
+    par = sch.fuse(*par_loops) if len(par_loops) > 1 else par_loops[0]
     if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK:
         sch.parallel(par)
     sch.unroll(ii)
+    if few and cols > 16:
+        # the weights were packed in 16-column panels for the tiled variant: the strip reads
+        # several panels, 16 contiguous columns of each per step (one 64-wide vector would
+        # gather across panels)
+        panels, ji = sch.split(ji, [None, 16])
+        sch.unroll(panels)
+        init_loops = sch.get_loops(init)
+        _, init_ji = sch.split(init_loops[-1], [None, 16])
+        sch.vectorize(init_ji)
+    else:
+        init_loops = sch.get_loops(init)
+        sch.unroll(init_loops[-2])
+        sch.vectorize(init_loops[-1])
     sch.vectorize(ji)
-    init_loops = sch.get_loops(init)
-    sch.unroll(init_loops[-2])
-    sch.vectorize(init_loops[-1])
     return acc
 
 
@@ -347,9 +374,76 @@ def _is_reduction_loop(sch, loop):
         return True
 
 
-def _schedule(func, name_hint=None):
+class RowsAtRunTime:
+    """What the tile rule saw of a product whose symbolic row count (a dynamic batch) was
+    padded to the tile: `extent`, the real count, and in the one-row variant `row_loop`, the
+    var of its serial loop over the padded rows; `few`, asked of it: make that variant."""
+
+    def __init__(self, few):
+        self.few = few
+        self.extent = None
+        self.row_loop = None
+
+
+def _padded_rows(sch, block):
+    """M when `block` is matmul_packed's product over rows padded past M (its left operand
+    read at row min(i, M - 1)), else None."""
+    stmt = sch.get(block)
+    spatial = [iv.var for iv in stmt.iter_vars if int(iv.kind) == tir.IterVar.DataPar]
+    if len(spatial) < 2:
+        return None
+    row = spatial[-2]
+    for r in stmt.reads:
+        idx = r.region[-2].min if len(r.region) >= 2 else None
+        if isinstance(idx, tir.Min) and idx.a.same_as(row) and isinstance(idx.b, tir.Sub) \
+                and isinstance(idx.b.b, tir.IntImm) and int(idx.b.b.value) == 1:
+            return idx.b.a
+    return None
+
+
+# At most this many rows at run time take the one-row variant of a kernel whose row count is
+# symbolic: the 6 x 16 AVX2 tile computes all six rows (the missing ones re-read the last),
+# so a batch-1 784x512 layer did six times its work: 49 us, vs 28 us streaming its weights.
+_FEW_ROWS = 2
+
+
+def _schedule_kernel(func, name_hint=None):
+    """_schedule, and for a kernel with a symbolic row count two schedules in one function:
+    the register tile, and for one or two rows at run time (batch 1) a one-row tile over wide
+    column strips, chosen by an `if` on the row count before any loop."""
+    probe = RowsAtRunTime(few=False)
+    tiled = _schedule(func, name_hint, probe)
+    if probe.extent is None:
+        return tiled
+    record = RowsAtRunTime(few=True)
+    few = _schedule(func, None, record)
+    top = few.body.block.body
+    if record.row_loop is None or not isinstance(top, tir.For) or not top.loop_var.same_as(record.row_loop) \
+            or not (len(few.params) == len(tiled.params) and all(a.same_as(b) for a, b in zip(few.params, tiled.params))):
+        return tiled
+    # The padded rows past the real ones re-read the last row and their results are dropped
+    # (the write-back is guarded): the variant's loop over rows stops at the real count.
+    rows = _api("tir.For")(top.loop_var, top.min, probe.extent, int(top.kind), top.body, "", top.annotations)
+    cond = tir.LE(probe.extent, tir.const(_FEW_ROWS, probe.extent.dtype))
+    return _branch(cond, few, tiled, then_body=rows)
+
+
+def _branch(cond, then_func, else_func, then_body=None):
+    """One function of two schedules of the same PrimFunc: `if cond` runs the first's body
+    (or then_body in its place), else the second's; their root blocks' buffers are allocated
+    side by side (each is used on one side only; the lowering places it there)."""
+    then_root, else_root = then_func.body.block, else_func.body.block
+    body = _api("tir.IfThenElse")(cond, then_body or then_root.body, else_root.body)
+    allocs = list(then_root.alloc_buffers) + list(else_root.alloc_buffers)
+    root = _api("tir.Block")([], [], [], "root", body, None, allocs, {})
+    realize = _api("tir.BlockRealize")([], tir.const(True, "bool"), root)
+    return tir.PrimFunc(list(else_func.params), realize, dict(else_func.buffer_map), dict(else_func.attrs))
+
+
+def _schedule(func, name_hint=None, rows_at_run_time=None):
     """`func` with the rules above applied; a warning names it when a block of it is left a
-    serial scalar nest of more than a few microseconds of work."""
+    serial scalar nest of more than a few microseconds of work. rows_at_run_time: see
+    _tile_rule."""
     sch = tir.Schedule(func)
     if not _has_root(sch):
         return func
@@ -372,7 +466,7 @@ def _schedule(func, name_hint=None):
                 acc = _row_vector_rule(trial, trial.get_block(name))
             except tir.ScheduleError:
                 trial = tir.Schedule(sch.mod)
-                acc = _tile_rule(trial, trial.get_block(name))
+                acc = _tile_rule(trial, trial.get_block(name), rows_at_run_time=rows_at_run_time)
             sch = trial
             # An elementwise epilogue (bias, activation) joins the tile's write-back.
             for consumer in sch.get_consumers(acc):
@@ -534,6 +628,6 @@ def DefaultSchedule():  # noqa: N802 (TVM's naming of passes)
             if isinstance(f, _expr.Function) or "tir.is_scheduled" in f.attrs:
                 out[str(name)] = f
                 continue
-            out[str(name)] = _schedule(f, str(name)).with_attr("tir.is_scheduled", True)
+            out[str(name)] = _schedule_kernel(f, str(name)).with_attr("tir.is_scheduled", True)
         return IRModule(out)
     return ModulePass(run, PassInfo(0, "relax.DefaultSchedule"))
