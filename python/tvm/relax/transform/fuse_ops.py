@@ -7,7 +7,8 @@ an elementwise or broadcast call joins the group that produced one of its argume
 that value has no other use, is the group's latest member, and the group's anchor is
 elementwise, broadcast, injective, a reduction or out-elementwise-fusable (matmul, conv): so
 a matmul or conv takes its bias/normalization/activation epilogue, and elementwise chains
-become one. A group holds at most MAX_GROUP calls and has one output (its last binding).
+become one. An injective call of one tensor (reshape, transpose) joins the same way a group
+whose anchor is elementwise, broadcast or injective: data movement chains become one. A group holds at most MAX_GROUP calls and has one output (its last binding).
 Calls of PrimFuncs without a pattern, and opaque ones (softmax, layer norm as one function),
 stay alone.
 """
@@ -20,6 +21,9 @@ from ..expr_functor import ExprMutator, key as _key
 
 MAX_GROUP = 8
 _FUSABLE_ANCHORS = (0, 1, 2, 3, 4)  # elemwise, broadcast, injective, reduce, out-ewise-fusable
+# An injective call joins only a group without a reduction: after a conv or matmul it would
+# be a layout change of the tile's output, which the write-back cannot take.
+_INJECTIVE_ANCHORS = (0, 1, 2)
 
 
 def _callee(mod_funcs, call):
@@ -49,12 +53,16 @@ def _groups(mod_funcs, block, counts):
     for i, b in enumerate(block.bindings):
         p = _pattern(mod_funcs, b.value) if isinstance(b, _expr.VarBinding) else None
         joined = None
-        if p in (0, 1):
+        # an injective call of one tensor (reshape, transpose, slice) joins a group of data
+        # movement and elementwise work: a channel shuffle's reshape, transpose, reshape
+        # become one gather instead of three copies
+        anchors = _FUSABLE_ANCHORS if p in (0, 1) else _INJECTIVE_ANCHORS
+        if p in (0, 1) or (p == 2 and len(_call_args(b.value)) == 1):
             cands = set()
             for a in _call_args(b.value):
                 if isinstance(a, _expr.Var) and _key(a) in owner and counts.get(a, 0) == 1:
                     g = groups[owner[_key(a)]]
-                    if g["anchor"] in _FUSABLE_ANCHORS and len(g["members"]) < MAX_GROUP \
+                    if g["anchor"] in anchors and len(g["members"]) < MAX_GROUP \
                             and block.bindings[g["members"][-1]].var.same_as(a):
                         cands.add(owner[_key(a)])
             if len(cands) == 1:
