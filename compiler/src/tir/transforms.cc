@@ -9,8 +9,12 @@
  * VectorizeLoop turns a vectorized loop of constant extent L into straight-line vector code:
  * the loop var becomes Ramp(min, 1, L), scalars meeting vectors are broadcast, and affine
  * index arithmetic keeps Ramps (Ramp + x -> Ramp, Ramp * c -> Ramp), so contiguous accesses
- * reach codegen as Ramp(base, 1, L). Loops it cannot vectorize (vector conditions in
- * IfThenElse, non-constant extents, unsupported calls, Let) stay scalar loops.
+ * reach codegen as Ramp(base, 1, L). Loops it cannot vectorize (non-constant extents,
+ * unsupported calls, Let) stay scalar loops. A loop whose guards or index clamps differ
+ * between lanes (a register tile's write-back guarded to the real columns, `c0 + lane < 34`;
+ * a padding copy reading `x[min(c, C - 1)]`) is versioned: where every lane agrees (tested
+ * at the first and last lane: the terms are linear in the lane) the vector code runs without
+ * them; elsewhere the loop as it would have been (VectorizeWhereLanesAgree).
  */
 #include <tvm/arith/analyzer.h>
 #include <tvm/ffi/error.h>
@@ -19,6 +23,7 @@
 #include <unordered_map>
 
 #include "../support/registry.h"
+#include "analysis/analysis.h"
 
 namespace tvm {
 namespace {
@@ -250,6 +255,138 @@ class Vectorizer : public ExprMutator {
   }
 };
 
+/*! \brief Vars bound inside `s` (loops, lets): a condition naming one cannot be tested
+ * before the loop. */
+std::vector<const Object*> BoundInside(const Stmt& s) {
+  std::vector<const Object*> out;
+  std::vector<Stmt> stack;
+  tir::WalkPath(s, &stack, [&](const Stmt& x) {
+    if (auto* n = x.as<ForNode>()) out.push_back(n->loop_var.get());
+    if (auto* n = x.as<LetStmtNode>()) out.push_back(n->var.get());
+    return false;
+  });
+  return out;
+}
+
+/*!
+ * \brief A vectorized loop's body rewritten for the vectors where every lane agrees: each
+ * comparison of two expressions linear in the loop var (a store's guard `c0 + lane < 34`, a
+ * padding's `c < C`) taken as true, each clamp min/max of such an expression by a
+ * lane-free bound (an index kept in bounds, `min(c, C - 1)`) taken as the identity, and a
+ * store guarded by such comparisons unguarded; `conds` collects what makes each so (in
+ * scalar form). A linear expression is monotone in the lane, so every condition that holds
+ * at the first and the last lane holds at all of them. Terms naming a var bound inside the
+ * loop are left alone (they cannot be tested before it).
+ */
+class LaneAssumptions : public ExprMutator {
+ public:
+  LaneAssumptions(const Var& v, PrimExpr min, int lanes)
+      : v_(v), min_(std::move(min)), lanes_(lanes), inner_() {}
+  std::vector<PrimExpr> conds;
+
+  Stmt Rewrite(const Stmt& body) {
+    inner_ = BoundInside(body);
+    return VisitStmt(body);
+  }
+
+  PrimExpr VisitExpr(const PrimExpr& e) override {
+    PrimExpr x = MutateExprChildren(e);
+    PrimExpr a, b;
+    bool is_min = false, is_max = false, is_cmp = false;
+    if (auto* n = x.as<MinNode>()) a = n->a, b = n->b, is_min = true;
+    else if (auto* n = x.as<MaxNode>()) a = n->a, b = n->b, is_max = true;
+    else if (auto* n = x.as<LTNode>()) a = n->a, b = n->b, is_cmp = true;
+    else if (auto* n = x.as<LENode>()) a = n->a, b = n->b, is_cmp = true;
+    else if (auto* n = x.as<GTNode>()) a = n->a, b = n->b, is_cmp = true;
+    else if (auto* n = x.as<GENode>()) a = n->a, b = n->b, is_cmp = true;
+    else return x;
+    if (!IsIntOrUInt(a.dtype()) || !tir::UsesVar(x, v_.get()) || NamesInner(x)) return x;
+    int la = Lanes(a), lb = Lanes(b);
+    if (la < 0 || lb < 0) return x;
+    if (is_cmp) {
+      conds.push_back(x);
+      return IntImm(Bool(), 1);
+    }
+    // a clamp: the lane-dependent side (a Ramp) is the result when it stays on its side
+    if (la > 1 && lb == 1) {
+      conds.push_back(is_min ? MakeBinary("tir.LE", a, b) : MakeBinary("tir.GE", a, b));
+      return a;
+    }
+    if (lb > 1 && la == 1) {
+      conds.push_back(is_min ? MakeBinary("tir.LE", b, a) : MakeBinary("tir.GE", b, a));
+      return b;
+    }
+    (void)is_max;
+    return x;
+  }
+
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt x = MutateStmtChildren(s);
+    auto* n = x.as<IfThenElseNode>();
+    // a store guard whose condition became true: the store itself
+    if (n != nullptr && !n->else_case.defined() && IsConstTrueBool(n->condition)) return n->then_case;
+    return x;
+  }
+
+ private:
+  Var v_;
+  PrimExpr min_;
+  int lanes_;
+  std::vector<const Object*> inner_;
+
+  /*! \brief Lanes of `e` vectorized: 1 (lane-free), lanes_ when a Ramp, -1 otherwise. */
+  int Lanes(const PrimExpr& e) {
+    try {
+      PrimExpr w = Vectorizer(v_, min_, lanes_).VisitExpr(e);
+      if (w.dtype().lanes == 1) return 1;
+      return w.as<RampNode>() != nullptr ? lanes_ : -1;
+    } catch (const CannotVectorize&) {
+      return -1;
+    }
+  }
+  bool NamesInner(const PrimExpr& e) {
+    for (const Object* x : inner_) {
+      if (tir::UsesVar(e, x)) return true;
+    }
+    return false;
+  }
+  static bool IsConstTrueBool(const PrimExpr& e) {
+    const int64_t* c = AsConstInt(e);
+    return c != nullptr && *c != 0;
+  }
+};
+
+/*!
+ * \brief `if (every lane agrees) <vector body without the guards and clamps> else
+ * <fallback>` for a vectorized loop whose guards or index clamps depend on the lane
+ * (LaneAssumptions), or an undefined Stmt when it has none or the rewritten body does not
+ * vectorize. Before, such a loop ran as scalar stores behind a branch each (a tile's
+ * write-back over 34 of 48 columns) or gathered its loads one lane at a time (a padding
+ * copy clamping its channel index): on ShuffleNet's grouped and depthwise convolutions each
+ * was about as long as the product.
+ */
+Stmt VectorizeWhereLanesAgree(const ForNode* loop, const Stmt& fallback, int lanes) {
+  const Var& v = loop->loop_var;
+  LaneAssumptions assume(v, loop->min, lanes);
+  Stmt body = assume.Rewrite(loop->body);
+  if (assume.conds.empty()) return Stmt();
+  PrimExpr last = tir::Add(loop->min, IntImm(loop->min.dtype(), lanes - 1));
+  std::vector<PrimExpr> ends;
+  for (const PrimExpr& c : assume.conds) {
+    ends.push_back(tir::Substitute(c, {{v.get(), loop->min}}));
+    ends.push_back(tir::Substitute(c, {{v.get(), last}}));
+  }
+  Stmt fast;
+  try {
+    fast = Vectorizer(v, loop->min, lanes).VisitStmt(body);
+  } catch (const CannotVectorize&) {
+    return Stmt();
+  }
+  PrimExpr agree = tir::Simp(tir::AndAll(ends));
+  if (const int64_t* c = AsConstInt(agree)) return *c ? fast : fallback;
+  return MakeIfThenElse(agree, fast, fallback);
+}
+
 class LoopVectorizer : public ExprMutator {
  public:
   PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
@@ -260,12 +397,13 @@ class LoopVectorizer : public ExprMutator {
     const int64_t* ext = AsConstInt(n->extent);
     if (ext == nullptr || *ext < 1 || *ext > 64) return x;
     if (*ext == 1) return x;
+    Stmt plain = x;  // a scalar loop when it does not vectorize (codegen adds the hint)
     try {
-      Stmt body = Vectorizer(n->loop_var, n->min, static_cast<int>(*ext)).VisitStmt(n->body);
-      return body;
+      plain = Vectorizer(n->loop_var, n->min, static_cast<int>(*ext)).VisitStmt(n->body);
     } catch (const CannotVectorize&) {
-      return x;  // stays a scalar loop (codegen adds the llvm.loop.vectorize hint)
     }
+    Stmt agreed = VectorizeWhereLanesAgree(n, plain, static_cast<int>(*ext));
+    return agreed.defined() ? agreed : plain;
   }
 };
 
