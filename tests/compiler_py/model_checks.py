@@ -44,6 +44,18 @@ def run_runtime_only(lib, feeds, tmp_path):
     return [out["arr_%d" % i] for i in range(len(out.files))]
 
 
+def assert_runtime_only_matches(ex, feeds, first, tmp_path):
+    """Exports the compiled module `ex` to one .so and runs it on `feeds` in a runtime-only
+    process: its outputs must equal `first` (this process's outputs on the same feeds) bit
+    for bit, since both run the same machine code."""
+    lib = str(tmp_path / "model.so")
+    ex.export_library(lib)
+    again = run_runtime_only(lib, feeds, tmp_path)
+    assert len(again) == len(first)
+    for a, b in zip(again, first):
+        np.testing.assert_array_equal(a, b)
+
+
 def match_detections(got, want, score_tol, box_tol, what):
     """(boxes [n, 4], labels [n], scores [n]) of two runs: the same number of detections, each
     of `got` paired with its own detection of `want` of the same label, a score within

@@ -77,6 +77,23 @@ def test_matmul_with_intermediate(n, workspace):
     np.testing.assert_allclose(d, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-5)
 
 
+@settings(max_examples=10, deadline=None)
+@given(m=st.integers(1, 9), n=st.integers(1, 5))
+def test_intermediate_indexed_in_int64_and_int32(m, n):
+    """A temporary of int64 shape (rows padded to 4) written at int64 indices and read at int32
+    ones (an extent from a Python int): the lowering unites the two index types when it
+    shrinks the temporary to the rows read (before: TypeError, int32 - int64)."""
+    i64 = lambda v: tir.const(v, "int64")  # noqa: E731
+    A = te.placeholder((i64(m), i64(n)), "float32", "A")
+    C = te.compute((i64((m + 3) // 4 * 4), i64(n)), lambda q, o: A[tir.min(q, i64(m - 1)), o] * 2.0, name="C")
+    D = te.compute((m, n), lambda i, j: C[i, j] + 1.0, name="D")
+    f = tvm_compile(te.create_prim_func([A, D]))
+    a = np.random.default_rng(m * 10 + n).standard_normal((m, n)).astype("float32")
+    d = np.zeros((m, n), "float32")
+    f["main"](a, d)
+    np.testing.assert_allclose(d, a * 2 + 1, rtol=1e-6)
+
+
 def test_symbolic_shape_and_scalar_param():
     n = tir.Var("n", "int32")
     alpha = tir.Var("alpha", "float32")

@@ -9,7 +9,9 @@ count. The graph is checked for:
   * cycles between modules (each strongly connected component is reported with one cycle
     through it, edge by edge with file and line);
   * layering: nothing under tvm.relax, tvm.tir, tvm.runtime, tvm.te, tvm.topi, tvm.target
-    imports tvm.driver (the entry points sit above them).
+    imports tvm.driver (the entry points sit above them); the frontends (onnx, torch) do not
+    import each other, and the kernels they share (tvm.relax.frontend.kernels) import
+    neither.
 """
 
 import ast
@@ -21,6 +23,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                      "python"))
 PACKAGE = "tvm"
 BELOW_DRIVER = ("tvm.relax", "tvm.tir", "tvm.runtime", "tvm.te", "tvm.topi", "tvm.target")
+FRONTENDS = ("tvm.relax.frontend.onnx", "tvm.relax.frontend.torch")
+SHARED_KERNELS = "tvm.relax.frontend.kernels"
 
 
 def _modules():
@@ -211,13 +215,38 @@ def test_no_import_cycles():
     assert not comps, "import cycles in python/tvm:\n" + "\n".join(report)
 
 
-@pytest.mark.parametrize("layer", BELOW_DRIVER)
-def test_nothing_below_the_driver_imports_it(layer):
+def _in(name, package):
+    return name == package or name.startswith(package + ".")
+
+
+def _edges_into(layer, forbidden):
+    """"a imports b (file:line)" for every module a of `layer` importing a module of one of
+    the packages `forbidden`."""
     bad = []
     for name, edges in sorted(GRAPH.items()):
-        if name == layer or name.startswith(layer + "."):
+        if _in(name, layer):
             for dep, line in sorted(edges.items()):
-                if dep == "tvm.driver" or dep.startswith("tvm.driver."):
+                if any(_in(dep, f) for f in forbidden):
                     bad.append("%s imports %s (python/%s:%d)"
                                % (name, dep, os.path.relpath(MODS[name][0], ROOT), line))
+    return bad
+
+
+@pytest.mark.parametrize("layer", BELOW_DRIVER)
+def test_nothing_below_the_driver_imports_it(layer):
+    bad = _edges_into(layer, ["tvm.driver"])
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_a_frontend_imports_no_other_frontend(frontend):
+    """What two frontends share lives in tvm.relax.frontend.kernels, below both."""
+    assert frontend in MODS
+    bad = _edges_into(frontend, [f for f in FRONTENDS if f != frontend])
+    assert not bad, "\n".join(bad)
+
+
+def test_the_shared_kernels_import_no_frontend():
+    assert any(_in(m, SHARED_KERNELS) for m in MODS)
+    bad = _edges_into(SHARED_KERNELS, FRONTENDS)
     assert not bad, "\n".join(bad)

@@ -23,17 +23,16 @@ import numpy as np
 import pytest
 
 import onnx  # noqa: F401  (requirements-test.txt)
-import onnxruntime as ort
 import torch
 import torch.nn as nn
 from torch.export import Dim
 
 import tvm  # noqa: E402
 from tvm import relax  # noqa: E402
-from tvm.relax.frontend.onnx import from_onnx  # noqa: E402
 from tvm.relax.frontend.torch import from_exported_program  # noqa: E402
 
-from model_checks import flatten, run_runtime_only  # noqa: E402
+from model_checks import flatten  # noqa: E402
+from onnx_checks import check_model  # noqa: E402
 
 
 # ---------------------------------------------------------------- helpers
@@ -44,30 +43,6 @@ def _onnx_export(module, args, input_names, output_names, dynamic_axes):
         torch.onnx.export(module, tuple(args), buf, dynamo=False, opset_version=17,
                           input_names=input_names, output_names=output_names, dynamic_axes=dynamic_axes)
     return onnx.load_from_string(buf.getvalue())
-
-
-def check_onnx(model, feed_sets, tmp_path, rtol, atol):
-    """from_onnx + compile vs onnxruntime on every feed set (a list of numpy inputs in the
-    graph's input order); then the .so in a runtime-only process on the first set."""
-    ex = tvm.compile(from_onnx(model), "llvm")
-    vm = relax.VirtualMachine(ex, tvm.cpu())
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    names = [i.name for i in sess.get_inputs()]
-    first = None
-    for feeds in feed_sets:
-        got = flatten(vm["main"](*[tvm.runtime.tensor(f) for f in feeds]))
-        want = sess.run(None, dict(zip(names, feeds)))
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-        first = got if first is None else first
-    lib = str(tmp_path / "model.so")
-    ex.export_library(lib)
-    again = run_runtime_only(lib, feed_sets[0], tmp_path)
-    assert len(again) == len(first)
-    for a, b in zip(again, first):
-        np.testing.assert_array_equal(a, b)
 
 
 def check_torch_export(module, arg_sets, rtol, atol, dynamic_shapes=None):
@@ -142,7 +117,7 @@ def test_unet_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
     onnx_model = _onnx_export(model, [x], ["x"], ["y"], {"x": {0: "N"}})
     assert "ConvTranspose" in {n.op_type for n in onnx_model.graph.node}
     feeds = [[x.numpy()], [_images(2, (2, 3, 64, 64))[0].numpy()]]
-    check_onnx(onnx_model, feeds, tmp_path, rtol=1e-4, atol=1e-4)
+    check_model(onnx_model, feeds, tmp_path, rtol=1e-4, atol=1e-4)
 
 
 def test_unet_torch_export_matches_eager():
@@ -185,7 +160,7 @@ def test_lstm_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
     # the batch is dynamic; the sequence length is not (the converter unrolls the steps)
     onnx_model = _onnx_export(model, [t[0]], ["tokens"], ["scores"], {"tokens": {0: "N"}})
     assert {"LSTM", "GRU"} <= {n.op_type for n in onnx_model.graph.node}
-    check_onnx(onnx_model, [[t[0].numpy()], [t[1].numpy()]], tmp_path, rtol=1e-4, atol=1e-4)
+    check_model(onnx_model, [[t[0].numpy()], [t[1].numpy()]], tmp_path, rtol=1e-4, atol=1e-4)
 
 
 def test_lstm_torch_export_matches_eager():
@@ -240,7 +215,7 @@ def test_gpt2_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
                               dict({"ids": {1: "S"}}, **{n: {2: "P"} for n in kv}))
     # other sequence and past lengths than the export's (a prompt, then single-token steps)
     feeds = [[t.numpy() for t in _gpt2_inputs(s, seq, past)] for s, seq, past in ((1, 6, 2), (2, 1, 9), (3, 4, 1))]
-    check_onnx(onnx_model, feeds, tmp_path, rtol=2e-4, atol=2e-4)
+    check_model(onnx_model, feeds, tmp_path, rtol=2e-4, atol=2e-4)
 
 
 def test_gpt2_torch_export_matches_eager():

@@ -188,6 +188,35 @@ def test_reshape_epilogue_joins_a_padded_tile_write_back(n, m, seed):
     np.testing.assert_allclose(_run(sch.mod, tensors, inputs), want, rtol=1e-5, atol=1e-5)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(m=st.integers(1, 9), n=st.integers(1, 6), seed=st.integers(0, 2**31 - 1))
+def test_int32_epilogue_joins_an_int64_padded_product(m, n, seed):
+    """A product over int64 rows padded to the tile of 4 (as the matmul kernels index it) read
+    back by an epilogue whose extents came from Python ints (int32): the epilogue is inlined
+    into the product's write-back, guarded by its int32 row count taken in the product's
+    index type (this raised TypeError: int64 var < int32 extent), and the numbers are
+    relu(X @ W)."""
+    i64 = lambda v: tir.const(v, "int64")  # noqa: E731
+    k = 5
+    X = te.placeholder((i64(m), i64(k)), "float32", "X")
+    W = te.placeholder((i64(k), i64(n)), "float32", "W")
+    r = te.reduce_axis((i64(0), i64(k)), "r")
+    C = te.compute((i64((m + 3) // 4 * 4), i64(n)), lambda q, o: te.sum(
+        X[tir.min(q, i64(m - 1)), r] * W[r, o], axis=r), name="C")
+    D = te.compute((m, n), lambda i, j: tir.max(C[i, j], tir.const(0, "float32")), name="D")
+    tensors = [X, W, D]
+    sch = tir.Schedule(te.create_prim_func(tensors))
+    acc = sch.cache_write(sch.get_block("C"), 0, "local")
+    rows_outer, _ = sch.split(sch.get_loops(sch.get_block("C"))[0], factors=[None, 4])
+    sch.reverse_compute_at(acc, rows_outer)
+    sch.reverse_compute_inline(sch.get_block("D"))
+    text = str(sch.mod)
+    assert 'T.block("D")' not in text
+    assert ("T.where" in text) == (m % 4 != 0), text
+    x, w = _inputs(tensors, seed)
+    np.testing.assert_allclose(_run(sch.mod, tensors, [x, w]), np.maximum(x @ w, 0), rtol=1e-5, atol=1e-5)
+
+
 def test_reshape_epilogue_that_is_not_a_fused_index_is_refused():
     X = te.placeholder((12, 4), "float32", "X")
     C = te.compute((12, 4), lambda q, o: X[q, o] * 2.0, name="C")

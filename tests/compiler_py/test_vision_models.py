@@ -46,7 +46,8 @@ import tvm
 from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
-from model_checks import flatten, match_detections, run_runtime_only
+from model_checks import assert_runtime_only_matches, flatten, match_detections
+from onnx_checks import check_model
 
 SEG_ATOL = 2e-5  # of the largest output magnitude (see the module docstring)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,29 +107,14 @@ def _exported(name, tmp_path):
 def test_deeplabv3_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
     model, sets = _exported("deeplabv3", tmp_path)
     assert "Resize" in {n.op_type for n in model.graph.node}
-    ex = tvm.compile(from_onnx(model), "llvm")
-    vm = relax.VirtualMachine(ex, tvm.cpu())
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    names = [i.name for i in sess.get_inputs()]
-    first = None
-    for feeds in sets:
-        got = flatten(vm["main"](*[tvm.runtime.tensor(f) for f in feeds]))
-        want = sess.run(None, dict(zip(names, feeds)))
-        assert len(got) == len(want) == 1
-        for g, w in zip(got, want):
-            assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-            assert g.shape[2:] == feeds[0].shape[2:]  # logits at the input's resolution
-            scale = float(np.abs(w).max())
-            print("deeplabv3 %s: max abs diff %.3g, outputs up to %.3g" % (
-                feeds[0].shape, float(np.abs(g - w).max()), scale))
-            np.testing.assert_allclose(g, w, rtol=1e-4, atol=SEG_ATOL * scale)
-        first = got if first is None else first
-    lib = str(tmp_path / "model.so")
-    ex.export_library(lib)
-    again = run_runtime_only(lib, sets[0], tmp_path)
-    assert len(again) == len(first)
-    for a, b in zip(again, first):
-        np.testing.assert_array_equal(a, b)
+
+    def at_input_resolution(feeds, got, want):
+        assert got.shape[2:] == feeds[0].shape[2:]  # logits at the input's resolution
+        print("deeplabv3 %s: max abs diff %.3g, outputs up to %.3g" % (
+            feeds[0].shape, float(np.abs(got - want).max()), float(np.abs(want).max())))
+
+    check_model(model, sets, tmp_path, rtol=1e-4, atol=lambda want: SEG_ATOL * float(np.abs(want).max()),
+                n_outputs=1, check_output=at_input_resolution)
 
 
 def test_fasterrcnn_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
@@ -152,12 +138,7 @@ def test_fasterrcnn_onnx_matches_onnxruntime_and_runs_runtime_only(tmp_path):
         match_detections(got, [eager["arr_%d" % k] for k in range(3)], 2e-4, 5e-2,
                           "image %d vs eager torch" % i)
         first = got if first is None else first
-    lib = str(tmp_path / "model.so")
-    ex.export_library(lib)
-    again = run_runtime_only(lib, sets[0], tmp_path)
-    assert len(again) == len(first)
-    for a, b in zip(again, first):
-        np.testing.assert_array_equal(a, b)
+    assert_runtime_only_matches(ex, sets[0], first, tmp_path)
 
 
 def test_deeplabv3_torch_export_matches_eager():

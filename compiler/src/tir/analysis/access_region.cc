@@ -195,10 +195,18 @@ Interval EvalInterval(const PrimExpr& e, const std::unordered_map<const Object*,
   return fail();
 }
 
-bool UnionInto(Interval* hull, const Interval& iv, bool symbolic) {
+bool UnionInto(Interval* hull, const Interval& iv_in, bool symbolic) {
   if (!hull->min.defined()) {
-    *hull = iv;
+    *hull = iv_in;
     return true;
+  }
+  // One buffer may be indexed in int32 at one site and int64 at another (TE makes extents
+  // from Python ints int32 beside int64 shapes); the hull takes the wider type, so no bound
+  // is narrowed, and TIR's binary ops get operands of one type.
+  Interval iv = iv_in;
+  if (iv.min.dtype() != hull->min.dtype() || iv.max.dtype() != hull->max.dtype()) {
+    DataType t = iv.min.dtype().bits > hull->min.dtype().bits ? iv.min.dtype() : hull->min.dtype();
+    for (PrimExpr* e : {&hull->min, &hull->max, &iv.min, &iv.max}) *e = Simp(MakeCast(t, *e));
   }
   const PrimExpr dmin = Simp(MakeBinary("tir.Sub", iv.min, hull->min));
   const PrimExpr dmax = Simp(MakeBinary("tir.Sub", iv.max, hull->max));

@@ -76,6 +76,30 @@ class LoadInliner : public ExprMutator {
   std::vector<int> pos_;
 };
 
+/*! \brief The iter var of `b` whose Var is `v`; undefined when `v` is none of them. */
+IterVar IterVarOf(const BlockNode* b, const Object* v) {
+  for (const IterVar& iv : b->iter_vars) {
+    if (iv->var.get() == v) return iv;
+  }
+  return IterVar();
+}
+
+/*! \brief The extent of `iv` when its domain is [0, a constant), else -1: the index rewrites
+ * below count the points an axis covers, which needs both ends known. */
+int64_t ZeroBasedExtent(const IterVar& iv) {
+  auto* mn = iv->min.as<IntImmNode>();
+  auto* ex = iv->extent.as<IntImmNode>();
+  return mn != nullptr && mn->value == 0 && ex != nullptr ? ex->value : -1;
+}
+
+/*! \brief `e` in the index type `t`: a constant is rewritten (so it still compares equal to a
+ * constant of `t`), anything else cast. TE makes extents from Python ints int32, while the
+ * other block's vars may be int64; TIR's binary ops take no mixed operands. */
+PrimExpr AsIndex(DataType t, const PrimExpr& e) {
+  if (auto* n = e.as<IntImmNode>()) return n->dtype == t ? e : IntImm(t, n->value);
+  return MakeCast(t, e);
+}
+
 /*! \brief Splits `e` into coefficient * var terms (vars of `c`), e.g. h * 56 + w; false when
  * `e` has another form (a non-zero constant, a product of vars, a division...). */
 bool AffineTerms(const PrimExpr& e, const BlockNode* c, int64_t scale, std::vector<std::pair<IterVar, int64_t>>* out) {
@@ -119,10 +143,9 @@ void FusedIndex(const BlockNode* c, const BlockNode* p, const PrimExpr& pidx, co
     for (const auto& [other, k] : digits) {
       if (other->var.get() == v) fail("an iter var used twice");
     }
-    auto* mn = iv->min.as<IntImmNode>();
-    auto* ex = iv->extent.as<IntImmNode>();
-    if (mn == nullptr || mn->value != 0 || ex == nullptr || coeff <= 0) fail("a symbolic or shifted domain");
-    if (ex->value == 1) {
+    int64_t extent = ZeroBasedExtent(iv);
+    if (extent < 0 || coeff <= 0) fail("a symbolic or shifted domain");
+    if (extent == 1) {
       (*c_to_p)[v] = iv->min;  // a unit axis: its one value
       continue;
     }
@@ -133,17 +156,12 @@ void FusedIndex(const BlockNode* c, const BlockNode* p, const PrimExpr& pidx, co
   int64_t span = 1;
   for (size_t k = digits.size(); k-- > 0;) {
     if (digits[k].second != span) fail("not a fused (mixed-radix) index");
-    span *= digits[k].first->extent.as<IntImmNode>()->value;
+    span *= ZeroBasedExtent(digits[k].first);
   }
-  const VarNode* pv = pidx.as<VarNode>();
-  IterVar piv;
-  for (const IterVar& iv : p->iter_vars) {
-    if (iv->var.get() == pv) piv = iv;
-  }
+  IterVar piv = IterVarOf(p, pidx.as<VarNode>());
   if (!piv.defined()) fail("the producer does not store that axis at one of its iter vars");
-  auto* pmin = piv->min.as<IntImmNode>();
-  auto* pext = piv->extent.as<IntImmNode>();
-  if (pmin == nullptr || pmin->value != 0 || pext == nullptr || pext->value < span) {
+  int64_t pext = ZeroBasedExtent(piv);
+  if (pext < span) {
     TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" reads " << std::string(link->name)
                              << " beyond what the producer writes along the fused axis";
   }
@@ -152,10 +170,10 @@ void FusedIndex(const BlockNode* c, const BlockNode* p, const PrimExpr& pidx, co
     const IterVar& iv = digits[k].first;
     PrimExpr q = digits[k].second == 1 ? PrimExpr(piv->var)
                                        : MakeBinary("tir.FloorDiv", piv->var, IntImm(t, digits[k].second));
-    if (k > 0) q = MakeBinary("tir.FloorMod", q, IntImm(t, iv->extent.as<IntImmNode>()->value));
+    if (k > 0) q = MakeBinary("tir.FloorMod", q, IntImm(t, ZeroBasedExtent(iv)));
     (*c_to_p)[iv->var.get()] = iv->var.dtype() == t ? q : MakeCast(iv->var.dtype(), q);
   }
-  if (pext->value > span) guards->push_back(MakeBinary("tir.LT", piv->var, IntImm(t, span)));
+  if (pext > span) guards->push_back(MakeBinary("tir.LT", piv->var, IntImm(t, span)));
 }
 
 /*!
@@ -170,16 +188,6 @@ void FusedIndex(const BlockNode* c, const BlockNode* p, const PrimExpr& pidx, co
 std::vector<bool> SplitIndices(const BlockNode* c, const BlockNode* p, const BufferStoreNode* pst,
                                const Array<PrimExpr>& idx, VarMap* c_to_p, std::vector<PrimExpr>* guards) {
   std::vector<bool> done(idx.size(), false);
-  auto iter_var = [](const BlockNode* b, const Object* v) -> IterVar {
-    for (const IterVar& iv : b->iter_vars) {
-      if (iv->var.get() == v) return iv;
-    }
-    return IterVar();
-  };
-  auto static_zero_based = [](const IterVar& iv) {
-    auto* mn = iv->min.as<IntImmNode>();
-    return mn != nullptr && mn->value == 0 && iv->extent.as<IntImmNode>() != nullptr;
-  };
   for (size_t d1 = 0; d1 < idx.size(); ++d1) {
     auto* div = idx[d1].as<FloorDivNode>();
     if (div == nullptr) continue;
@@ -192,14 +200,11 @@ std::vector<bool> SplitIndices(const BlockNode* c, const BlockNode* p, const Buf
           mod->b.as<IntImmNode>()->value != k->value) {
         continue;
       }
-      IterVar civ = iter_var(c, v);
-      IterVar g = iter_var(p, pst->indices[d1].get()), o = iter_var(p, pst->indices[d2].get());
-      if (!civ.defined() || !g.defined() || !o.defined() || c_to_p->count(v) || !static_zero_based(civ) ||
-          !static_zero_based(g) || !static_zero_based(o)) {
-        continue;
-      }
-      int64_t ec = civ->extent.as<IntImmNode>()->value, eg = g->extent.as<IntImmNode>()->value,
-              eo = o->extent.as<IntImmNode>()->value;
+      IterVar civ = IterVarOf(c, v);
+      IterVar g = IterVarOf(p, pst->indices[d1].get()), o = IterVarOf(p, pst->indices[d2].get());
+      if (!civ.defined() || !g.defined() || !o.defined() || c_to_p->count(v)) continue;
+      int64_t ec = ZeroBasedExtent(civ), eg = ZeroBasedExtent(g), eo = ZeroBasedExtent(o);
+      if (ec < 0 || eg < 0 || eo < 0) continue;
       if (eo < k->value || eg * k->value < ec) continue;  // C would read points never written
       DataType t = g->var.dtype();
       PrimExpr kk = IntImm(t, k->value);
@@ -333,17 +338,14 @@ PrimFunc ReverseComputeInline(const PrimFunc& f, const std::string& name) {
     if (!is_iv || c_to_p.count(v)) {
       TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" reads " << std::string(link->name) << " at indices that are not distinct iter vars";
     }
-    c_to_p[v] = pst->indices[d];
     // The consumer must visit exactly the points the producer writes.
-    IterVar civ, piv;  // by value: Array iteration yields temporaries
-    for (const IterVar& iv : c->iter_vars) {
-      if (iv->var.get() == v) civ = iv;
-    }
-    for (const IterVar& iv : p->iter_vars) {
-      if (iv->var.same_as(pst->indices[d])) piv = iv;
-    }
+    IterVar civ = IterVarOf(c, v), piv = IterVarOf(p, pst->indices[d].get());
     if (!civ.defined() || !piv.defined()) TVM_FFI_THROW(InternalError) << prim << ": iter var lookup failed";
-    if (!StructuralEqual(Any(civ->min), Any(piv->min)) || !StructuralEqual(Any(civ->extent), Any(piv->extent))) {
+    DataType t = piv->var.dtype();
+    c_to_p[v] = AsIndex(civ->var.dtype(), piv->var);
+    // The domains compared in the producer's index type: 0..6 of int32 is 0..6 of int64.
+    PrimExpr cext = AsIndex(t, civ->extent);
+    if (!StructuralEqual(Any(AsIndex(t, civ->min)), Any(piv->min)) || !StructuralEqual(Any(cext), Any(piv->extent))) {
       // A prefix of the producer's rows (a product over rows rounded up to the tile, then
       // the first M taken): both start at 0 and the producer covers the link's whole extent
       // there, so an in-bounds read of C's is one the producer wrote; the points past C's
@@ -356,7 +358,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& f, const std::string& name) {
         TVM_SCHEDULE_ERROR(prim) << "block \"" << name << "\" does not read all of " << std::string(link->name)
                                  << " (iter var " << std::string(civ->var->name) << " has another domain than the producer's)";
       }
-      guards.push_back(MakeBinary("tir.LT", piv->var, civ->extent));
+      guards.push_back(MakeBinary("tir.LT", piv->var, cext));
     }
   }
   for (const IterVar& iv : c->iter_vars) {

@@ -111,7 +111,10 @@ class IndexRebaser : public ExprMutator {
  private:
   Array<PrimExpr> Rebase(const Array<PrimExpr>& idx) {
     Array<PrimExpr> out;
-    for (size_t d = 0; d < idx.size(); ++d) out.push_back(Simp(MakeBinary("tir.Sub", idx[d], mins_[d])));
+    // The new origin in each access's own index type (an int32 read of an int64-shaped buffer).
+    for (size_t d = 0; d < idx.size(); ++d) {
+      out.push_back(Simp(MakeBinary("tir.Sub", idx[d], Simp(MakeCast(idx[d].dtype(), mins_[d])))));
+    }
     return out;
   }
   Buffer from_, to_;

@@ -8,9 +8,8 @@ reference derives (onnx/reference/ops/op_conv_transpose.py):
   + (kernel - 1) * dilation + 1 - out (out = in * stride for SAME_*), split evenly with the
   odd one at the end for SAME_UPPER, at the beginning otherwise.
 
-The kernel is the gather form of the transposed convolution: output position y takes input
-position x = (y + pad_begin - k * dilation) / stride wherever that divides exactly and lies
-inside the input, summed over the group's input channels and the kernel taps.
+The kernel (kernels/conv_transpose.py, shared with the torch frontend) is the gather form
+of the transposed convolution.
 
 The batch and spatial extents may be symbolic (a model exported with a dynamic batch or image
 size): the output extents are then expressions of them. Channels and the kernel are static;
@@ -18,42 +17,8 @@ output_shape and SAME_* auto_pad with a symbolic spatial extent need the static 
 pads depend on the extent) and raise NotImplementedError."""
 
 from ... import op as R
+from ..kernels.conv_transpose import conv_transpose
 from .converters import Converter, register
-
-
-def _conv_transpose(x, w, *, strides, dilations, pads, out_sizes, group):
-    from .... import te, tir
-
-    n, c = x.shape[0], int(x.shape[1])
-    mg = int(w.shape[1])
-    cg = c // group
-    ks = [int(k) for k in w.shape[2:]]
-    ins = list(x.shape[2:])
-    sd = len(ks)
-    dt = str(x.dtype)
-
-    def i64(v):
-        return tir.const(int(v), "int64")
-
-    def f(b, m, *y):
-        rc = te.reduce_axis((0, i64(cg)), "rc")
-        rk = [te.reduce_axis((0, i64(k)), "rk%d" % i) for i, k in enumerate(ks)]
-        g = m // mg
-        ci = g * cg + rc
-        src, ok = [], []
-        for i in range(sd):
-            # int64 throughout (the output's extents and the reduce axes may differ)
-            num = tir.Cast("int64", y[i]) + pads[i] - tir.Cast("int64", rk[i]) * dilations[i]
-            xi = tir.floordiv(num, strides[i])
-            ok += [num >= 0, tir.EQ(tir.floormod(num, strides[i]), tir.const(0, "int64")),
-                   xi < ins[i]]
-            src.append(tir.Select(tir.all(*ok[-3:]), xi, tir.const(0, "int64")))
-        xv = x[(b, ci) + tuple(src)]
-        wv = w[(ci, m - g * mg) + tuple(rk)]
-        return te.sum(tir.Select(tir.all(*ok), xv * wv, tir.const(0, dt)), axis=[rc] + rk)
-    # every loop int64: the default schedule's tiling fuses and splits them together
-    shape = [n, i64(mg * group)] + [i64(o) if isinstance(o, int) else tir.Cast("int64", o) for o in out_sizes]
-    return te.compute(shape, f, name="conv_transpose")
 
 
 @register("ConvTranspose")
@@ -98,7 +63,7 @@ class ConvTranspose(Converter):
         if xs[1] % group or ws[0] != xs[1]:
             raise ValueError("ConvTranspose: %d input channels, weight %s, group %d"
                              % (xs[1], ws, group))
-        y = ctx.bb.emit_te(_conv_transpose, x, w, strides=strides, dilations=dil, pads=begin,
+        y = ctx.bb.emit_te(conv_transpose, x, w, strides=strides, dilations=dil, pads=begin,
                            out_sizes=out, group=group, primfunc_name_hint="conv_transpose")
         if b is not None:
             y = R.add(y, R.reshape(b, [1, -1] + [1] * sd))

@@ -286,7 +286,12 @@ def _reduce_empty(ctx, name, x, axes, keep):
     ax = list(range(len(static))) if axes is None else [int(a) % len(static) for a in axes]
     if not any(static[a] == 0 for a in ax):
         return None
-    arr = np.zeros(static, ctx.dtype_of(x))
+    return _reduce_of_empty(name, np.zeros(static, ctx.dtype_of(x)), ax, keep)
+
+
+def _reduce_of_empty(name, arr, ax, keep):
+    """The reduction `name` of `arr` over the axes `ax`, one of which has extent 0: numpy's
+    answer, with the type's extreme as the start of max / min (numpy has none for them)."""
     comb = _REDUCE_KINDS[name][1]
     if comb in (R.max, R.min):
         dt = arr.dtype
@@ -307,6 +312,8 @@ def _reduce_run_time_axes(ctx, name, x, axes_t, keep):
     and broadcast back where the axes name it, so the shape never changes; then the output's
     extents (1 or the input's, dropped when keepdims=0) are computed into a tensor, bound to
     new symbolic dimensions, and the data sliced / reshaped to them."""
+    from .... import tir
+
     pre, comb, post = _REDUCE_KINDS[name]
     shape = ctx.shape_of(x)
     nd = len(shape)
@@ -317,22 +324,30 @@ def _reduce_run_time_axes(ctx, name, x, axes_t, keep):
     norm = R.where(R.less(axes_t, _i64(0)), R.add(axes_t, _i64(nd)), axes_t)
     hit = R.equal(R.expand_dims(norm, 1), _i64(np.arange(nd).reshape(1, nd)))
     flags = ctx.bb.emit(R.max(R.astype(hit, "int64"), axis=0))  # [nd], 0/1
-    y = pre(ctx, x) if pre else x
-    if name == "ReduceLogSumExp" and _is_float(ctx, x):
-        y = R.exp(x)
-    y = ctx.bb.emit(y)
     full = ctx.bb.emit(R.shape_to_tensor(_expr.ShapeExpr(list(shape))))
-    for k in range(nd):
-        red = R.broadcast_to(comb(y, axis=[k], keepdims=True), _expr.ShapeExpr(list(shape)))
-        flag = R.reshape(R.take(flags, _i64([k]), 0), [])
-        y = ctx.bb.emit(R.where(R.astype(flag, "bool"), red, y))
-    y = _post(ctx, y, post, dt) if post else y
     # keepdims extents: 1 where reduced, else the input's
     ext = ctx.bb.emit(R.where(R.astype(flags, "bool"), _i64(np.ones(nd, "int64")), full))
     ns = bind_lengths(ctx, ext, nd, "reduce")
-    idx = y
-    for k in range(nd):
-        idx = ctx.bb.emit(R.take(idx, R.arange(0, ns[k], 1, dtype="int64"), k))
+    if any(isinstance(d, tir.IntImm) and d.value == 0 for d in shape):
+        # An input with no elements: where a reduced axis is the empty one, every output
+        # element is the reduction of an empty set; otherwise the output has none. Reducing
+        # and broadcasting back cannot hold that (the empty input has no point to hold it,
+        # and a kernel reducing an empty axis never writes its output): the identity, filled.
+        empty = _reduce_of_empty(name, np.zeros((0,), dt), [0], False)
+        idx = ctx.bb.emit(R.full(_expr.ShapeExpr(ns), _expr.const(empty, dt), dt))
+    else:
+        y = pre(ctx, x) if pre else x
+        if name == "ReduceLogSumExp" and _is_float(ctx, x):
+            y = R.exp(x)
+        y = ctx.bb.emit(y)
+        for k in range(nd):
+            red = R.broadcast_to(comb(y, axis=[k], keepdims=True), _expr.ShapeExpr(list(shape)))
+            flag = R.reshape(R.take(flags, _i64([k]), 0), [])
+            y = ctx.bb.emit(R.where(R.astype(flag, "bool"), red, y))
+        y = _post(ctx, y, post, dt) if post else y
+        idx = y
+        for k in range(nd):
+            idx = ctx.bb.emit(R.take(idx, R.arange(0, ns[k], 1, dtype="int64"), k))
     if keep:
         return idx
     r = ctx.static_shape(axes_t)[0]

@@ -7,14 +7,15 @@ native_group_norm also returns the statistics torch does (mean and 1/sqrt(var + 
 [N, groups]).
 
 Transposed convolution (aten.convolution with transposed=True, conv_transpose1d/2d/3d) uses
-the gather-form kernel of the ONNX ConvTranspose converter (weights [C_in, C_out / groups, k...]
-in both); the output extent is stride * (in - 1) - 2 * pad + dilation * (k - 1) + out_pad + 1.
+the gather-form kernel ONNX ConvTranspose uses too (kernels/conv_transpose.py; weights
+[C_in, C_out / groups, k...] in both); the output extent is stride * (in - 1) - 2 * pad + dilation * (k - 1) + out_pad + 1.
 """
 
 import numpy as np
 
 from ... import expr as _expr
 from ... import op as R
+from ..kernels.conv_transpose import conv_transpose
 from .aten_registry import register
 
 
@@ -54,8 +55,6 @@ def _group_norm_conv(ctx):
 
 
 def _conv_transpose(ctx, x, w, bias, stride, padding, output_padding, dilation, groups):
-    from ..onnx.converters_conv_transpose import _conv_transpose as kernel
-
     xs, ws = ctx.shape(x), ctx.shape(w)
     sd = len(xs) - 2
     if not all(isinstance(d, int) for d in ws) or not isinstance(xs[1], int):
@@ -71,7 +70,7 @@ def _conv_transpose(ctx, x, w, bias, stride, padding, output_padding, dilation, 
                          % (xs[1], ws, groups))
     out = [stride[i] * (xs[2 + i] - 1) - 2 * padding[i] + dilation[i] * (ws[2 + i] - 1)
            + output_padding[i] + 1 for i in range(sd)]
-    y = ctx.bb.emit_te(kernel, x, w, strides=stride, dilations=dilation, pads=padding, out_sizes=out,
+    y = ctx.bb.emit_te(conv_transpose, x, w, strides=stride, dilations=dilation, pads=padding, out_sizes=out,
                        group=groups, primfunc_name_hint="conv_transpose")
     if bias is not None:
         y = ctx.emit(R.add(y, R.reshape(bias, [1, -1] + [1] * sd)))

@@ -11,8 +11,8 @@ masks in index.Tensor (x[mask]).
   value. Negative indices count from the end; an index out of range is skipped (torch
   raises).
 - scatter (.src, .value, .reduce, .value_reduce), scatter_add, scatter_reduce.two (sum,
-  prod, amax, amin with include_self=True): the ONNX ScatterElements TE kernel
-  (onnx/converters_scatter.py; gather form, the last update wins without a reduction).
+  prod, amax, amin with include_self=True): the scatter TE kernel ONNX ScatterElements
+  uses too (kernels/scatter.py; gather form, the last update wins without a reduction).
 - masked_fill (.Scalar, .Tensor): where(mask, value, x). copy: src broadcast to self's shape
   in self's dtype.
 """
@@ -22,6 +22,7 @@ import numpy as np
 from ... import expr as _expr
 from ... import op as R
 from ..kernels import serial as sk
+from ..kernels.scatter import scatter_elements
 from .aten_registry import register
 from .context import same_dim, same_shape
 
@@ -149,7 +150,6 @@ _REDUCE = {"sum": "add", "add": "add", "prod": "mul", "multiply": "mul", "amax":
 
 
 def _scatter(ctx, x, dim, index, src, reduction):
-    from ..onnx.converters_scatter import _scatter_elements
     from .aten_sort import _axis
 
     nd = ctx.ndim(x)
@@ -162,7 +162,7 @@ def _scatter(ctx, x, dim, index, src, reduction):
         src = ctx.emit(R.astype(src, dtype))
     if ctx.dtype(index) != "int64":
         index = ctx.emit(R.astype(index, "int64"))
-    return ctx.bb.emit_te(_scatter_elements, x, index, src, axis=_axis(dim, nd), reduction=reduction,
+    return ctx.bb.emit_te(scatter_elements, x, index, src, axis=_axis(dim, nd), reduction=reduction,
                           primfunc_name_hint="scatter")
 
 

@@ -12,12 +12,14 @@ static extent, an arange of the symbolic extent otherwise).
 
 tril / triu keep the elements with col - row <= diagonal (>= for triu) of the last two axes,
 zero elsewhere (one TE kernel; symbolic extents allowed). einsum (seen without the
-decomposition, which turns it into bmm) is the ONNX Einsum TE kernel (static shapes)."""
+decomposition, which turns it into bmm) is the einsum TE kernel ONNX Einsum uses too
+(kernels/einsum.py; static shapes)."""
 
 import numpy as np
 
 from ... import expr as _expr
 from ... import op as R
+from ..kernels.einsum import einsum, parse
 from .aten_registry import register
 
 
@@ -100,8 +102,6 @@ def _tri(ctx):
 
 @register("aten.einsum.default")
 def _einsum(ctx):
-    from ..onnx.converters_einsum import _einsum as kernel, _parse
-
     a = ctx.args
     xs = list(a["tensors"])
     shapes = [ctx.shape(x) for x in xs]
@@ -110,8 +110,8 @@ def _einsum(ctx):
     dts = {ctx.dtype(x) for x in xs}
     if len(dts) != 1:
         raise NotImplementedError("einsum of mixed dtypes %s" % sorted(dts))
-    ops, out, extents = _parse(a["equation"], shapes)
-    return ctx.bb.emit_te(kernel, *xs, ops=ops, out=out, extents=extents, primfunc_name_hint="einsum")
+    ops, out, extents = parse(a["equation"], shapes)
+    return ctx.bb.emit_te(einsum, *xs, ops=ops, out=out, extents=extents, primfunc_name_hint="einsum")
 
 
 def _diagonal_te(x, *, offset, d1, d2, length):
