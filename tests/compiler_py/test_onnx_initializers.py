@@ -124,4 +124,6 @@ def test_pack_weight_matches_the_whole_matrix_formula(k, n, cols, dtype):
     assert got.dtype == b.dtype and got.flags.c_contiguous
     np.testing.assert_array_equal(got, expect)
     import tvm
-    np.testing.assert_array_equal(pack_weight(tvm.runtime.tensor(b), cols), expect)  # a Tensor, read in place
+    packed = pack_weight(tvm.runtime.tensor(b), cols)  # a Tensor: read in place, packed into a Tensor
+    assert isinstance(packed, tvm.runtime.Tensor) and packed.dtype == dtype
+    np.testing.assert_array_equal(packed.numpy(), expect)

@@ -16,19 +16,32 @@ _PACK_ROWS = 128
 
 def pack_weight(b, cols):
     """(K, N) -> (ceil(N / cols), K, cols), zero columns appended up to a whole panel (a
-    classifier's 10 outputs: one 16-column panel; matmul_packed's n_out drops them). `b`: a
-    numpy array or a CPU Tensor, read in place (not a .numpy() copy: VGG-19's 411 MB)."""
-    if not isinstance(b, np.ndarray):
+    classifier's 10 outputs: one 16-column panel; matmul_packed's n_out drops them).
+
+    `b`: a numpy array (the result is one) or a CPU Tensor (a constant's data: read in place,
+    not through a .numpy() copy, and packed straight into the Tensor returned, not into numpy
+    and then copied: two fresh 411 MB buffers fewer for VGG-19's first FC weight)."""
+    is_tensor = not isinstance(b, np.ndarray)
+    if is_tensor:
         b = np.from_dlpack(b)
     k, n = b.shape
-    whole = n // cols
-    out = (np.zeros if n % cols else np.empty)((-(-n // cols), k, cols), b.dtype)
+    whole, rest = n // cols, n % cols
+    shape = (whole + (1 if rest else 0), k, cols)
+    if is_tensor:
+        from .. import runtime
+
+        packed = runtime.empty(shape, str(b.dtype))
+        out = np.from_dlpack(packed)
+    else:
+        out = np.empty(shape, b.dtype)
     for i in range(0, k, _PACK_ROWS):
         rows = b[i:i + _PACK_ROWS]
         out[:whole, i:i + _PACK_ROWS] = rows[:, :whole * cols].reshape(len(rows), whole, cols).transpose(1, 0, 2)
-        if n % cols:
-            out[whole, i:i + _PACK_ROWS, :n % cols] = rows[:, whole * cols:]
-    return out
+        if rest:
+            out[whole, i:i + _PACK_ROWS, :rest] = rows[:, whole * cols:]
+    if rest:
+        out[whole, :, rest:] = 0
+    return packed if is_tensor else out
 
 
 def pack_stage(b, cols):
