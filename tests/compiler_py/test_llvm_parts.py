@@ -121,7 +121,15 @@ def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     assert started == []
     llvm_backend._SPARE.clear()
     mod = _program([16, 24, 8, 16], 1)
+    from tvm.relax import vm_build
+
+    assert vm_build._bindings(mod) < vm_build._PRESTART_MIN_BINDINGS  # a small graph starts none
+    with pytest.MonkeyPatch.context() as mp:
+        _build(mod, mp, parallel=False)
+    assert started == [] and llvm_backend._SPARE == []
+    monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)
     ex, art = _build(mod, monkeypatch, parallel=True)
+    monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)  # _build undid it
     assert len(art._part_irs) == 2 if llvm_backend._cores() == 2 else len(art._part_irs) >= 2
     assert len(started) == len(art._part_irs) - 1  # the prestarted one and any more parts need
     assert llvm_backend._SPARE == []
