@@ -3,6 +3,8 @@ processes, objects joined by a relocatable link): the result computes what the w
 compile does, exports, JIT-compiles and prints its IR and assembly. The threshold is lowered
 here so a small module splits; generated programs decide how many functions it holds."""
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -120,6 +122,17 @@ def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     llvm_backend.prestart_worker()  # one is "waiting" (dead): nothing started
     assert started == []
     llvm_backend._SPARE.clear()
+    # a spare another process started (inherited by a fork) is not used: its pipes are shared
+    foreign = orig_start()
+    foreign.tvm_owner = -1
+    llvm_backend._SPARE[:] = [foreign]
+    fresh = llvm_backend._take_worker()
+    assert fresh is not foreign and fresh.tvm_owner == os.getpid() and llvm_backend._SPARE == []
+    for proc in (foreign, fresh):
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()
+    started.clear()
     mod = _program([16, 24, 8, 16], 1)
     from tvm.relax import vm_build
 

@@ -199,8 +199,10 @@ _SPARE = []
 
 
 def _start_worker():
-    return subprocess.Popen([sys.executable, llvm_worker.__file__], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, llvm_worker.__file__], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.tvm_owner = os.getpid()  # a forked child inherits _SPARE but must not use its pipes
+    return proc
 
 
 def prestart_worker():
@@ -217,6 +219,8 @@ def prestart_worker():
 def _close_spares():
     while _SPARE:  # an unused worker reads EOF and exits
         proc = _SPARE.pop()
+        if proc.tvm_owner != os.getpid():
+            continue
         proc.stdin.close()
         proc.wait()
         proc.stdout.close()
@@ -225,7 +229,7 @@ def _close_spares():
 def _take_worker():
     while _SPARE:
         proc = _SPARE.pop()
-        if proc.poll() is None:
+        if proc.tvm_owner == os.getpid() and proc.poll() is None:
             return proc
     return _start_worker()
 
