@@ -3,6 +3,8 @@ processes, objects joined by a relocatable link): the result computes what the w
 compile does, exports, JIT-compiles and prints its IR and assembly. The threshold is lowered
 here so a small module splits; generated programs decide how many functions it holds."""
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -96,3 +98,62 @@ def test_parts_jit(monkeypatch):
         out = np.zeros(n, "float32")
         lib["scale%d" % i](x, out)
         np.testing.assert_array_equal(out, x * scale)
+
+
+def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
+    # relax.build starts one worker before its passes (prestart_worker); the compile in parts
+    # takes that process instead of starting its own, and a dead spare is passed over.
+    if llvm_backend._cores() < 2:
+        pytest.skip("one core: no worker is started ahead")
+    monkeypatch.delenv("TVM_LLVM_PARALLEL", raising=False)
+    started = []
+    orig_start = llvm_backend._start_worker
+
+    def start():
+        started.append(orig_start())
+        return started[-1]
+
+    monkeypatch.setattr(llvm_backend, "_start_worker", start)
+    dead = orig_start()
+    dead.stdin.close()
+    dead.wait()
+    dead.stdout.close()
+    llvm_backend._SPARE[:] = [dead]
+    llvm_backend.prestart_worker()  # one is "waiting" (dead): nothing started
+    assert started == []
+    llvm_backend._SPARE.clear()
+    # a spare another process started (inherited by a fork) is not used: its pipes are shared
+    foreign = orig_start()
+    foreign.tvm_owner = -1
+    llvm_backend._SPARE[:] = [foreign]
+    fresh = llvm_backend._take_worker()
+    assert fresh is not foreign and fresh.tvm_owner == os.getpid() and llvm_backend._SPARE == []
+    for proc in (foreign, fresh):
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()
+    started.clear()
+    mod = _program([16, 24, 8, 16], 1)
+    from tvm.relax import vm_build
+
+    assert vm_build._bindings(mod) < vm_build._PRESTART_MIN_BINDINGS  # a small graph starts none
+    with pytest.MonkeyPatch.context() as mp:
+        _build(mod, mp, parallel=False)
+    assert started == [] and llvm_backend._SPARE == []
+    monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)
+    ex, art = _build(mod, monkeypatch, parallel=True)
+    monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)  # _build undid it
+    assert len(art._part_irs) == 2 if llvm_backend._cores() == 2 else len(art._part_irs) >= 2
+    assert len(started) == len(art._part_irs) - 1  # the prestarted one and any more parts need
+    assert llvm_backend._SPARE == []
+    assert all(p.returncode == 0 for p in started)  # each answered its part and exited
+    x = tvm.runtime.tensor(np.ones((3, 16), "float32"))
+    with pytest.MonkeyPatch.context() as mp:
+        whole, _ = _build(mod, mp, parallel=False)
+    np.testing.assert_array_equal(relax.VirtualMachine(ex, tvm.cpu())["main"](x).numpy(),
+                                  relax.VirtualMachine(whole, tvm.cpu())["main"](x).numpy())
+    assert len(llvm_backend._SPARE) == 1  # that build (in one piece) started the next one's
+    llvm_backend._close_spares()
+    monkeypatch.setenv("TVM_LLVM_PARALLEL", "0")
+    llvm_backend.prestart_worker()
+    assert llvm_backend._SPARE == []

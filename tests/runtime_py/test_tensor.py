@@ -36,6 +36,31 @@ def test_strided_source_copies_like_numpy(arr, data):
     np.testing.assert_array_equal(out.numpy(), view)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["float32", "int8", "float64"]).flatmap(
+    lambda dt: hnp.arrays(np.dtype(dt), hnp.array_shapes(min_dims=1, max_dims=3, max_side=600 // 3))),
+    st.data())
+def test_strided_numpy_source_is_compacted(arr, data):
+    # tensor() / copyfrom() of a transposed, sliced or reversed numpy view: written into the
+    # tensor in place (2-D transposes tile by tile, tiles of _TILE rows and columns)
+    perm = data.draw(st.permutations(range(arr.ndim)))
+    step = data.draw(st.sampled_from([1, 2, -1]))
+    view = np.transpose(arr, perm)[::step]
+    t = tvm.runtime.tensor(view)
+    assert tuple(t.shape) == view.shape and t.dtype == str(view.dtype)
+    np.testing.assert_array_equal(t.numpy(), view)
+    with pytest.raises(ValueError):
+        tvm.runtime.empty(view.shape + (1,), str(view.dtype)).copyfrom(view)
+
+
+def test_transpose_across_tiles():
+    from tvm.runtime.tensor import _TILE
+
+    arr = np.arange(3 * _TILE * (_TILE + 7), dtype=np.float32).reshape(3 * _TILE, _TILE + 7)
+    np.testing.assert_array_equal(tvm.runtime.tensor(arr.T).numpy(), arr.T)
+    np.testing.assert_array_equal(tvm.runtime.tensor(arr.T[::-1]).numpy(), arr.T[::-1])
+
+
 def tvm_from_dlpack(x):
     import tvm_ffi
 
@@ -67,3 +92,4 @@ def test_bad_input_raises_typed_errors():
         t.copyfrom(np.zeros((3, 3), np.float32))
     with pytest.raises(ValueError):  # no complex dtype in the ABI
         tvm.runtime.tensor(np.zeros(2, np.complex64))
+

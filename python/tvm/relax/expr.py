@@ -241,9 +241,9 @@ def _to_tensor(data):
         return data
     from ..runtime import tensor as _tensor
 
-    # not np.ascontiguousarray: it makes 0-d arrays 1-d (a scalar constant must stay 0-d)
-    arr = _np.asarray(data)
-    return _tensor(arr if arr.flags.c_contiguous else arr.copy(order="C"))
+    # not np.ascontiguousarray: it makes 0-d arrays 1-d (a scalar constant must stay 0-d);
+    # a strided array (a transposed weight) is compacted by the copy into the tensor itself
+    return _tensor(_np.asarray(data))
 
 
 def const(value, dtype=None):

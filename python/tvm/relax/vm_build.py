@@ -40,6 +40,17 @@ def _memory_stats(mod):
     return out
 
 
+# A graph of this many bindings or more starts an LLVM worker ahead (llvm_backend.prestart_worker):
+# its kernels likely pass the IR size that is compiled in parts (the encoder's 33 bindings:
+# 480 KB of IR; the MLP's 10: 125 KB, compiled whole, where a worker would be started for nothing).
+_PRESTART_MIN_BINDINGS = 16
+
+
+def _bindings(mod):
+    return sum(len(block.bindings) for f in mod.functions.values() if isinstance(f, _expr.Function)
+               and isinstance(f.body, _expr.SeqExpr) for block in f.body.blocks)
+
+
 def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline="default",
           exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (TVM's relax.build): `relax_pipeline` ("default":
@@ -64,6 +75,10 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
     if system_lib:
         raise ValueError("relax.build: system_lib=True is not supported (export a shared library)")
     target = Target(target) if target is not None else (Target.current() or Target("llvm"))
+    if str(target.kind) == "llvm" and _bindings(mod) >= _PRESTART_MIN_BINDINGS:
+        from ..target import llvm_backend
+
+        llvm_backend.prestart_worker()  # starts up while the passes below run
     if isinstance(relax_pipeline, str):
         relax_pipeline = get_default_pipeline(target) if relax_pipeline == "default" \
             else get_pipeline(relax_pipeline)

@@ -43,8 +43,18 @@ class Tensor(tvm_ffi.Tensor):
             return self
         import numpy as np
 
+        dtype = _numpy_dtype(self.dtype)
+        if isinstance(source, np.ndarray) and source.dtype == dtype and not source.flags.c_contiguous \
+                and self.device.dlpack_device_type() == 1 and self.is_contiguous():
+            # A strided array (a transposed weight) is written straight into this tensor's
+            # memory: asarray(order="C") would first copy it into a fresh buffer of its own,
+            # and on a VM first-touched memory is slow (0.4 GB/s: VGG-19's 411 MB Gemm weight).
+            if tuple(source.shape) != tuple(self.shape):
+                raise ValueError("copyfrom: shape %s does not match %s" % (source.shape, tuple(self.shape)))
+            _copy_strided(_host_view(self, dtype), source)
+            return self
         # asarray keeps 0-d arrays 0-d (ascontiguousarray would make them 1-d).
-        arr = np.asarray(source, dtype=_numpy_dtype(self.dtype), order="C")
+        arr = np.asarray(source, dtype=dtype, order="C")
         if tuple(arr.shape) != tuple(self.shape):
             raise ValueError("copyfrom: shape %s does not match %s" % (arr.shape, tuple(self.shape)))
         _global("runtime.TensorCopyFromBytes")(self, ctypes.c_void_p(arr.ctypes.data), arr.nbytes)
@@ -61,6 +71,34 @@ class Tensor(tvm_ffi.Tensor):
     def __repr__(self):
         return "<tvm.runtime.Tensor shape=%s dtype=%s device=%s>" % (
             tuple(self.shape), self.dtype, self.device)
+
+
+def _host_view(t, dtype):
+    """A writable numpy view of compact CPU tensor `t`'s memory; valid while `t` lives."""
+    import numpy as np
+
+    n = t.numel() * dtype.itemsize
+    buf = (ctypes.c_char * n).from_address(t.data_ptr()) if n else bytearray(0)
+    return np.frombuffer(buf, dtype=dtype).reshape(tuple(t.shape))
+
+
+# A transposed 2-D copy in square tiles of this many rows / columns: numpy's element-wise
+# copy of a transpose reads one element per cache line (411 MB: 0.9 s; tiled: 0.45 s).
+_TILE = 256
+
+
+def _copy_strided(dst, src):
+    """dst[...] = src for a C-contiguous dst; a 2-D src whose first axis is the densest (a
+    transpose) is copied tile by tile."""
+    import numpy as np
+
+    if src.ndim == 2 and abs(src.strides[0]) < abs(src.strides[1]):
+        rows, cols = src.shape
+        for i in range(0, rows, _TILE):
+            for j in range(0, cols, _TILE):
+                dst[i:i + _TILE, j:j + _TILE] = src[i:i + _TILE, j:j + _TILE]
+        return
+    np.copyto(dst, src)
 
 
 _GLOBALS = {}

@@ -14,6 +14,7 @@ is exported (Executable.export_library) or written (module.write_to_file("k.o"))
 `mcjit_functions` JIT-compiles in process instead (tvm.compile(..., jit=True)).
 """
 
+import atexit
 import ctypes
 import itertools
 import json
@@ -193,6 +194,46 @@ def _parallel_parts(mod, ir):
     return [IRModule(p[1]) for p in parts if p[1]]
 
 
+# Worker processes started ahead of need (prestart_worker), each taken by one part.
+_SPARE = []
+
+
+def _start_worker():
+    proc = subprocess.Popen([sys.executable, llvm_worker.__file__], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.tvm_owner = os.getpid()  # a forked child inherits _SPARE but must not use its pipes
+    return proc
+
+
+def prestart_worker():
+    """Starts an LLVM worker process now (none if one is waiting, on one core, or with
+    TVM_LLVM_PARALLEL=0), so that its start-up (Python and llvmlite: 0.15 s of CPU, 0.3-0.4 s
+    wall) runs on the other core beside the Relax passes instead of delaying its part of the
+    LLVM work. relax.build calls it first; the next compile in parts takes it."""
+    if _SPARE or _cores() < 2 or os.environ.get("TVM_LLVM_PARALLEL") == "0":
+        return
+    _SPARE.append(_start_worker())
+
+
+@atexit.register
+def _close_spares():
+    while _SPARE:  # an unused worker reads EOF and exits
+        proc = _SPARE.pop()
+        if proc.tvm_owner != os.getpid():
+            continue
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()
+
+
+def _take_worker():
+    while _SPARE:
+        proc = _SPARE.pop()
+        if proc.tvm_owner == os.getpid() and proc.poll() is None:
+            return proc
+    return _start_worker()
+
+
 def _compile_in_parts(texts, triple, tm):
     """(object, [optimised IR per part], the first part's module): part 0 here, the others in
     worker processes at the same time; the objects joined by a relocatable link. A worker
@@ -201,8 +242,7 @@ def _compile_in_parts(texts, triple, tm):
     for text in texts[1:]:
         header = json.dumps(dict(zip(("triple", "cpu", "features"), tm.tvm_settings))).encode()
         data = text.encode()
-        proc = subprocess.Popen([sys.executable, llvm_worker.__file__], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc = _take_worker()
         box = {}
         feed = threading.Thread(target=lambda p=proc, b=box, d=header + b"\n%d\n" % len(data) + data:
                                 b.setdefault("out", p.communicate(d)[0]), daemon=True)

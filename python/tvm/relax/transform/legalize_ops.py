@@ -164,7 +164,7 @@ def _packed_weight(call):
     # to whole panels: a tile predicated on its columns is not vectorized (10 outputs of
     # the MLP: 4 GFLOP/s). The tile is chosen for the padded extent, as DefaultSchedule will.
     _, cols = tile_shape((target or Target("llvm")).fp32_lanes, ext_i, -(-n // 16) * 16)
-    return _expr.const(matmul_packed.pack_weight(b.data.numpy(), cols))
+    return _expr.const(matmul_packed.pack_weight(b.data, cols))
 
 
 @register_legalize("relax.tensor_to_shape")

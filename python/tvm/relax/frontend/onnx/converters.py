@@ -295,7 +295,7 @@ class Gemm(Converter):
         if attrs.get("transA", 0):
             a = R.permute_dims(a, [1, 0])
         if attrs.get("transB", 0):
-            b = R.permute_dims(b, [1, 0]) if ctx.consts[1] is None else _expr.const(ctx.consts[1].T.copy())
+            b = R.permute_dims(b, [1, 0]) if ctx.consts[1] is None else _expr.const(ctx.consts[1].T)
         out = R.matmul(a, b)
         dt = ctx.dtype_of(inputs[0])
         alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))

@@ -26,6 +26,7 @@ from .... import tir
 
 from .converters import CONVERTERS, OnnxOpError, _supported_dtype
 from . import function_expand
+from . import initializers
 from . import shape_values
 
 
@@ -35,8 +36,9 @@ def _np_dtype(elem_type):
 
 
 class GraphImporter:
-    def __init__(self, model, shape_dict, dtype_dict, keep_params_in_input, opset):
+    def __init__(self, model, shape_dict, dtype_dict, keep_params_in_input, opset, raws=None):
         self.model = model
+        self.raws = raws or {}  # initializer index -> its raw_data, already read (initializers.py)
         self.graph = model.graph
         self.shape_dict = dict(shape_dict or {})
         self.dtype_dict = dtype_dict if isinstance(dtype_dict, dict) else {}
@@ -119,14 +121,12 @@ class GraphImporter:
                               % (len(missing), "\n".join(lines)))
 
     def run(self):
-        from onnx import numpy_helper
-
         self.check_supported()
         init_names = set()
         params, param_values = [], []
-        for init in self.graph.initializer:
+        for i, init in enumerate(self.graph.initializer):
             try:
-                arr = numpy_helper.to_array(init)
+                arr = initializers.to_array(init, self.raws.get(i))
             except ValueError as err:  # data that does not fill its dims (a truncated file)
                 raise ValueError("from_onnx: initializer %r (dims %s) cannot be read: %s"
                                  % (init.name, list(init.dims), err)) from err
@@ -322,14 +322,15 @@ def from_onnx(model, shape_dict=None, dtype_dict="float32", opset=None, keep_par
             raise ValueError("from_onnx: cannot read the model: %s" % err) from err
     if not isinstance(model, onnx.ModelProto):
         raise TypeError("from_onnx expects an onnx.ModelProto or a file path, got %r" % type(model).__name__)
+    checked, raws = initializers.split_large(model)  # the checker without copies of the weights
     try:
-        onnx.checker.check_model(model)
+        onnx.checker.check_model(checked)
     except Exception as err:  # noqa: BLE001 - onnx's checker raises ValidationError
         raise ValueError("from_onnx: the model is not valid ONNX: %s" % err) from err
     opsets = {(o.domain or ""): o.version for o in model.opset_import}
     if opset is not None:
         opsets[""] = int(opset)
-    return GraphImporter(model, shape_dict, dtype_dict, keep_params_in_input, opsets).run()
+    return GraphImporter(model, shape_dict, dtype_dict, keep_params_in_input, opsets, raws).run()
 
 
 __all__ = ["IRModule", "from_onnx"]
