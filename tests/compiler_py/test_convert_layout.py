@@ -88,7 +88,7 @@ def test_dynamic_batch():
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data(), batch=st.integers(1, 2), hw=st.integers(3, 14), cin=st.integers(1, 5),
-       cout=st.sampled_from([16, 17, 24, 40]), k=st.sampled_from([1, 3]), stride=st.integers(1, 2),
+       cout=st.sampled_from([8, 16, 17, 24, 40]), k=st.sampled_from([1, 3]), stride=st.integers(1, 2),
        bias_rank=st.sampled_from([0, 1, 3, 4]), pool=st.sampled_from(["max", "avg", "none"]),
        kind=st.sampled_from(["dense", "depthwise", "grouped", "multiplier"]))
 def test_generated_conv_chains_match_the_unconverted_module(data, batch, hw, cin, cout, k, stride,

@@ -187,7 +187,7 @@ def _pixel_tile(out_spatial, out_channels):
     target; 4 when that pads a quarter less) and the channels to its columns. None for symbolic
     spatial extents (the channels-last form without flattening serves those)."""
     from ...target import Target
-    from .default_schedule import tile_shape
+    from .default_schedule import narrow_cols, tile_shape
 
     if out_spatial is None:
         return None
@@ -195,8 +195,12 @@ def _pixel_tile(out_spatial, out_channels):
     if target is not None and target.is_device:
         return None
     npix = int(np.prod(out_spatial))
-    rows, cols = tile_shape((target or Target("llvm")).fp32_lanes, None, None)
-    rows, _ = tile_shape((target or Target("llvm")).fp32_lanes, rows * 4, None)
+    lanes = (target or Target("llvm")).fp32_lanes
+    rows, cols = tile_shape(lanes, None, None)
+    rows, _ = tile_shape(lanes, rows * 4, None)
+    narrow = narrow_cols(lanes, -(-out_channels // 8) * 8)
+    if narrow:  # the 12 x 8 tile DefaultSchedule gives such a product (tile_shape)
+        rows, cols = tile_shape(lanes, 12 * narrow, narrow)
     if npix <= rows:
         return npix, -(-out_channels // cols) * cols
     pixels = -(-npix // rows) * rows
