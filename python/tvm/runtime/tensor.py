@@ -51,7 +51,7 @@ class Tensor(tvm_ffi.Tensor):
             # and on a VM first-touched memory is slow (0.4 GB/s: VGG-19's 411 MB Gemm weight).
             if tuple(source.shape) != tuple(self.shape):
                 raise ValueError("copyfrom: shape %s does not match %s" % (source.shape, tuple(self.shape)))
-            _copy_strided(_host_view(self, dtype), source)
+            _copy_strided(np.from_dlpack(self), source)  # a writable view of this memory
             return self
         # asarray keeps 0-d arrays 0-d (ascontiguousarray would make them 1-d).
         arr = np.asarray(source, dtype=dtype, order="C")
@@ -71,15 +71,6 @@ class Tensor(tvm_ffi.Tensor):
     def __repr__(self):
         return "<tvm.runtime.Tensor shape=%s dtype=%s device=%s>" % (
             tuple(self.shape), self.dtype, self.device)
-
-
-def _host_view(t, dtype):
-    """A writable numpy view of compact CPU tensor `t`'s memory; valid while `t` lives."""
-    import numpy as np
-
-    n = t.numel() * dtype.itemsize
-    buf = (ctypes.c_char * n).from_address(t.data_ptr()) if n else bytearray(0)
-    return np.frombuffer(buf, dtype=dtype).reshape(tuple(t.shape))
 
 
 # A transposed 2-D copy in square tiles of this many rows / columns: numpy's element-wise
