@@ -292,9 +292,9 @@ class LaneAssumptions : public ExprMutator {
   PrimExpr VisitExpr(const PrimExpr& e) override {
     PrimExpr x = MutateExprChildren(e);
     PrimExpr a, b;
-    bool is_min = false, is_max = false, is_cmp = false;
+    bool is_min = false, is_cmp = false;
     if (auto* n = x.as<MinNode>()) a = n->a, b = n->b, is_min = true;
-    else if (auto* n = x.as<MaxNode>()) a = n->a, b = n->b, is_max = true;
+    else if (auto* n = x.as<MaxNode>()) a = n->a, b = n->b;
     else if (auto* n = x.as<LTNode>()) a = n->a, b = n->b, is_cmp = true;
     else if (auto* n = x.as<LENode>()) a = n->a, b = n->b, is_cmp = true;
     else if (auto* n = x.as<GTNode>()) a = n->a, b = n->b, is_cmp = true;
@@ -316,7 +316,6 @@ class LaneAssumptions : public ExprMutator {
       conds.push_back(is_min ? MakeBinary("tir.LE", b, a) : MakeBinary("tir.GE", b, a));
       return b;
     }
-    (void)is_max;
     return x;
   }
 
