@@ -221,6 +221,27 @@ def test_tile_shape_fits_the_registers_and_divides_rows_when_it_can(lanes, ext_i
         assert ext_i % rows == 0  # no predicated tail when a divisor is available
     if lanes == 8 and ext_i is not None and ext_i > 2 and ext_j in (8, 24):
         assert cols == 8  # 24 channels: three 8-wide columns, no padded half panel
+    if lanes == 16 and ext_i is not None and ext_i > 2 and ext_j is not None and ext_j % 32 == 0:
+        assert cols == 32  # AVX-512: two vectors a row, not a broadcast per FMA
+
+
+@pytest.mark.parametrize("mattr,channels,padded", [
+    ("+avx512f", 16, 16), ("+avx512f", 24, 32), ("+avx512f", 64, 64), ("+avx512f", 80, 80),
+    ("+avx2", 16, 16), ("+avx2", 24, 24), ("+avx2", 40, 48)])
+def test_conv_output_channels_pad_only_to_the_tile_columns(mattr, channels, padded):
+    """A conv's output channels are padded to the register tile's columns, no further: on an
+    AVX-512 CPU a 16-channel conv (SqueezeNet's squeeze layers) is not padded to the 32
+    columns of the two-vector tile, and the packed weights' panels match the tile."""
+    from tvm.relax.transform.default_schedule import tile_shape
+    from tvm.relax.transform.legalize_nn import _pixel_tile, _tile_cols
+
+    target = tvm.target.Target("llvm -mcpu=x86-64 -mattr=" + mattr)
+    with target:
+        pixels, o_pad = _pixel_tile((14, 14), channels)
+        assert o_pad == padded and pixels >= 196
+        cols = _tile_cols(pixels, o_pad)
+        assert o_pad % cols == 0
+        assert tile_shape(target.fp32_lanes, pixels, o_pad)[1] == cols
 
 
 @settings(max_examples=60, deadline=None)

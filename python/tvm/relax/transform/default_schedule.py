@@ -45,9 +45,12 @@ def tile_shape(lanes, ext_i, ext_j):
     A symbolic row extent (a dynamic batch) always leaves a predicated tail; wider tiles
     amortize that test: 6 x 32 with AVX-512. Measured on the 784x512 matmul of the MLP
     (benchmarks: ~100 GFLOP/s static 8x16 vs 90 for 4x16; symbolic 73 for 6x32 vs 54)."""
-    cols = 16
+    # AVX-512: two vectors a row when the columns divide 32 (16 accumulators, 8 x 32): a
+    # one-vector row (8 x 16) reads a broadcast per FMA, and Zen 4/5 and Intel's AVX-512
+    # cores load fewer vectors a cycle than they multiply.
+    cols = 32 if lanes >= 16 and ext_j is not None and ext_j % 32 == 0 else 16
     budget = _accumulators(lanes)
-    rows = _tile_rows(lanes)
+    rows = _tile_rows(lanes, cols)
     if ext_i is not None and 1 <= ext_i <= 2 and ext_j is not None:
         # One or two rows (a matrix-vector product, batch-1 layers): the accumulators go to
         # columns instead, so each reduction step reads several consecutive cache lines of
@@ -87,9 +90,9 @@ def _accumulators(lanes):
     return 12 if lanes == 8 else 16  # AVX2 has 16 vector registers, the others 32
 
 
-def _tile_rows(lanes):
-    """The register tile's rows for 16 columns when nothing else constrains them."""
-    return min(8, _accumulators(lanes) // max(1, 16 // lanes))
+def _tile_rows(lanes, cols=16):
+    """The register tile's rows for `cols` columns when nothing else constrains them."""
+    return min(8, _accumulators(lanes) // max(1, cols // lanes))
 
 
 def row_padding(lanes, ext_i):

@@ -196,8 +196,8 @@ def _pixel_tile(out_spatial, out_channels):
         return None
     npix = int(np.prod(out_spatial))
     lanes = (target or Target("llvm")).fp32_lanes
-    rows, cols = tile_shape(lanes, None, None)
-    rows, _ = tile_shape(lanes, rows * 4, None)
+    rows, _ = tile_shape(lanes, None, None)
+    rows, cols = tile_shape(lanes, rows * 4, -(-out_channels // 16) * 16)
     narrow = narrow_cols(lanes, -(-out_channels // 8) * 8)
     if narrow:  # the 12 x 8 tile DefaultSchedule gives such a product (tile_shape)
         rows, cols = tile_shape(lanes, 12 * narrow, narrow)
