@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <iterator>
+#include <sstream>
 
 #include "../support/registry.h"
+#include "tensor_arg_check.h"
 
 namespace tvm {
 namespace codegen {
@@ -274,6 +276,7 @@ Val CodeGenCPU::FfiIntrinsic(const std::string& op, const CallNode* n) {
   if (op == "ffi_arg_type_index") return Val{Load("i32", arg_slot(0), 0, 8), Int(32)};
   if (op == "ffi_arg_int64") return Val{Load("i64", arg_slot(8), 0, 8), Int(64)};
   if (op == "ffi_arg_float64") return Val{Load("double", arg_slot(8), 0, 8), Float(64)};
+  if (op == "ffi_arg_checked_tensor") return CheckedTensor(n);
   if (op == "ffi_arg_dltensor") {
     // A Tensor object holds its DLTensor 24 bytes after the object header; a DLTensor*
     // argument is the pointer itself.
@@ -310,6 +313,42 @@ Val CodeGenCPU::FfiIntrinsic(const std::string& op, const CallNode* n) {
     return Val{ptr, Handle()};
   }
   TVM_FFI_THROW(ValueError) << "codegen: unsupported intrinsic tir." << op;
+}
+
+// tir.ffi_arg_checked_tensor(args, i, where, dtype name, device name, ndim, dtype, device
+// type, check strides, dim...): the module's checker (tensor_arg_check.h) on a constant spec;
+// a null result returns -1 (the checker raised the error).
+Val CodeGenCPU::CheckedTensor(const CallNode* n) {
+  auto text = [&](size_t k) {
+    const StringImmNode* s = n->args[k].as<StringImmNode>();
+    if (s == nullptr) TVM_FFI_THROW(ValueError) << "codegen: tir.ffi_arg_checked_tensor expects a string at " << k;
+    return Str(std::string(s->value));
+  };
+  std::string where = text(2), dtype = text(3), device = text(4);
+  std::ostringstream spec;
+  for (size_t k = 5; k < n->args.size(); ++k) {
+    PrimExpr arg = n->args[k];
+    const int64_t* c = AsConstInt(arg);
+    if (c == nullptr) TVM_FFI_THROW(ValueError) << "codegen: tir.ffi_arg_checked_tensor expects constants from 5 on";
+    spec << (k > 5 ? ", " : "") << "i64 " << *c;
+  }
+  auto it = specs_.find(spec.str());
+  if (it == specs_.end()) {
+    std::string name = "@.tensor_spec." + std::to_string(specs_.size());
+    globals_ << name << " = private unnamed_addr constant [" << n->args.size() - 5 << " x i64] [" << spec.str()
+             << "], align 8\n";
+    it = specs_.emplace(spec.str(), name).first;
+  }
+  Declare("snprintf", "declare i32 @snprintf(ptr, i64, ptr, ...)");
+  Declare(kTensorArgChecker, TensorArgCheckerIR([this](const std::string& s) { return Str(s); }));
+  Val args = Expr(n->args[0]);
+  Val i = Cast(Expr(n->args[1]), Int(32));
+  std::string dl = Tmp(), ok = Tmp();
+  body_ << "  " << dl << " = call ptr @" << kTensorArgChecker << "(ptr " << args.v << ", i32 " << i.v << ", ptr "
+        << it->second << ", ptr " << where << ", ptr " << dtype << ", ptr " << device << ")\n";
+  body_ << "  " << ok << " = icmp ne ptr " << dl << ", null\n";
+  ReturnUnless(ok);
+  return Val{dl, Handle()};
 }
 
 /*!

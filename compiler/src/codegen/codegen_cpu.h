@@ -36,11 +36,13 @@ class CodeGenCPU : public CodeGenLLVM {
   /*! \brief Returns -1 (the error is already raised) unless `cond`; continues in a fresh block. */
   void ReturnUnless(const std::string& cond);
   Val FfiIntrinsic(const std::string& op, const CallNode* n);
+  Val CheckedTensor(const CallNode* n);
   Val CallPacked(const CallNode* n);
 
   bool in_parallel_{false};
   int lambda_count_{0};
   std::unordered_map<std::string, std::string> packed_cache_;  // function name -> cache global
+  std::unordered_map<std::string, std::string> specs_;  // tensor spec (i64 list) -> its global
 };
 
 }  // namespace codegen

@@ -70,8 +70,9 @@ class CodeGenLLVM {
    * have it run as a serial loop (the default: a target without a thread pool).
    */
   virtual bool ParallelFor(const ForNode* n, const Val& mn, const Val& ext);
-  /*! \brief `, !llvm.loop !N` asking LLVM to vectorize (kind 2) or fully unroll (kind 3). */
-  std::string LoopMetadata(int64_t kind);
+  /*! \brief `, !llvm.loop !N` for loop `n`: vectorize (kind 2), fully unroll (kind 3), or,
+   *  for a serial loop TIR already vectorized inside, no unrolling (UnrollLeftToTIR). */
+  std::string LoopMetadata(const ForNode* n);
   /*! \brief A load of `ty` from `ptr` + `offset` bytes. */
   std::string Load(const std::string& ty, const std::string& ptr, int64_t offset, int align);
   const Val& BufferData(const Buffer& b);

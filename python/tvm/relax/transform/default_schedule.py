@@ -558,7 +558,7 @@ _MIN_PARALLEL_ITERS = 64
 def _loop_rule(sch, name):
     """Any other nest (copies, layout changes, elementwise chains, pooling or reductions the
     tile rule refused): the innermost loop vectorized when it is spatial, static and a
-    multiple of the vector width (split into vectors), and the outer spatial loops fused
+    multiple of the vector width or of half of it (split into vectors), and the outer spatial loops fused
     until the parallel loop has _MIN_PARALLEL_ITERS iterations. A batch-1 nest whose outer
     loop is N = 1 was otherwise serial. ScheduleError when the outer loop is a reduction."""
     block = sch.get_block(name)
@@ -571,11 +571,14 @@ def _loop_rule(sch, name):
     lanes = target.fp32_lanes
     inner_ext = _static_extent(sch, loops[-1])
     spatial = list(loops[:nsp])
-    if nsp == len(loops) and inner_ext and inner_ext % lanes == 0 and inner_ext >= lanes:
-        outer, vec = sch.split(spatial[-1], [None, lanes])
+    # A row of 8 or 24 floats on an AVX-512 CPU: half-width vectors (still one instruction
+    # each) rather than scalar code.
+    width = next((w for w in (lanes, lanes // 2) if w >= 4 and inner_ext and inner_ext % w == 0), None)
+    if nsp == len(loops) and width and inner_ext >= width:
+        outer, vec = sch.split(spatial[-1], [None, width])
         sch.vectorize(vec)
         spatial[-1] = outer
-        if inner_ext == lanes:
+        if inner_ext == width:
             spatial.pop()  # the outer part has one iteration
     _parallel_outer(sch, block, spatial)
 
