@@ -133,6 +133,29 @@ def test_argument_errors_name_the_argument(ew):
         fn(np.zeros((8, 8), "float32")[::2], a, a)
 
 
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), data=st.data())
+def test_tensor_checker_accepts_the_declared_shape_and_names_the_first_wrong_dim(shape, data):
+    """Every tensor argument passes one checker (codegen's __tvm_check_tensor_arg): the
+    declared shape runs, unit-extent axes may carry any stride, and a wrong extent is a
+    ValueError naming its axis and the expected value."""
+    A = te.placeholder(shape, "float32", "A")
+    B = te.compute(shape, lambda *i: A[i] + 1.0, name="B")
+    f = te.create_prim_func([A, B]).with_attr("global_symbol", "inc")
+    fn = tvm_compile(f)["inc"]
+    a = np.random.rand(*shape).astype("float32")
+    b = np.zeros(shape, "float32")
+    fn(a, b)
+    np.testing.assert_allclose(b, a + 1, rtol=1e-6)
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    wrong = list(shape)
+    wrong[axis] += data.draw(st.integers(1, 3))
+    with pytest.raises(ValueError, match=r"argument 1 \(B\): shape\[%d\] is expected to be %d" % (axis, shape[axis])):
+        fn(a, np.zeros(wrong, "float32"))
+    with pytest.raises(ValueError, match=r"argument 0 \(A\): ndim is expected to be %d" % len(shape)):
+        fn(a.reshape(shape + [1]), b)
+
+
 def test_jit_matches_library():
     f = _elementwise()
     jit = tvm_compile(f, jit=True)

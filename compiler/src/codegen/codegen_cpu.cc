@@ -218,6 +218,7 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   std::string lv = Tmp();
   body_ << "  " << lv << " = add " << ty << " " << iv << ", " << lmn.v << "\n";
   vars_[n->loop_var.get()] = Val{lv, t};
+  BoundLoopVar(n);
   Stmt(n->body);
   std::string nx = Tmp();
   body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";

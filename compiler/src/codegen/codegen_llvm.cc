@@ -6,6 +6,7 @@
 
 #include <tvm/tir/functor.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -161,6 +162,7 @@ void CodeGenLLVM::Stmt(const tvm::Stmt& s) {
     body_ << "  br i1 " << c << ", label %" << bodyl << ", label %" << endl << "\n";
     body_ << bodyl << ":\n";
     vars_[n->loop_var.get()] = Val{iv, t};
+    BoundLoopVar(n);
     Stmt(n->body);
     std::string nx = Tmp();
     body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";
@@ -182,6 +184,7 @@ void CodeGenLLVM::Stmt(const tvm::Stmt& s) {
     body_ << "  store " << mt << " " << sv << ", ptr " << p << ", align " << ElemAlign(n->buffer->dtype) << "\n";
   } else if (auto* n = s.as<LetStmtNode>()) {
     vars_[n->var.get()] = Expr(n->value);
+    BoundLetVar(n->var, n->value);
     Stmt(n->body);
   } else if (auto* n = s.as<IfThenElseNode>()) {
     Val c = Expr(n->condition);
@@ -220,6 +223,29 @@ void CodeGenLLVM::Stmt(const tvm::Stmt& s) {
   } else {
     TVM_FFI_THROW(ValueError) << "codegen: unsupported statement " << s.GetTypeKey();
   }
+}
+
+void CodeGenLLVM::BoundLoopVar(const ForNode* n) {
+  if (n->loop_var->dtype.lanes != 1) return;
+  arith::ConstIntBound mn = arith::EvalConstIntBound(n->min, bounds_);
+  arith::ConstIntBound ext = arith::EvalConstIntBound(n->extent, bounds_);
+  int64_t hi = arith::kPosInf;
+  if (mn.max_value != arith::kPosInf && ext.max_value != arith::kPosInf && mn.max_value < (int64_t(1) << 62) &&
+      ext.max_value < (int64_t(1) << 62)) {
+    hi = mn.max_value + ext.max_value - 1;
+  }
+  bounds_[n->loop_var.get()] = arith::ConstIntBound{mn.min_value, std::max(hi, mn.min_value)};
+}
+
+void CodeGenLLVM::BoundLetVar(const Var& v, const PrimExpr& value) {
+  if (v->dtype.lanes != 1 || !IsIntOrUInt(v->dtype)) return;
+  bounds_[v.get()] = arith::EvalConstIntBound(value, bounds_);
+}
+
+bool CodeGenLLVM::NonNegativeByPositive(const PrimExpr& a, const PrimExpr& b) const {
+  DataType t = a.dtype();
+  if (t.lanes != 1 || t.code != kDLInt) return false;
+  return arith::EvalConstIntBound(a, bounds_).min_value >= 0 && arith::EvalConstIntBound(b, bounds_).min_value > 0;
 }
 
 bool CodeGenLLVM::ParallelFor(const ForNode*, const Val&, const Val&) { return false; }

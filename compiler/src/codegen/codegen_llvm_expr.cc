@@ -37,7 +37,7 @@ Val CodeGenLLVM::Expr(const PrimExpr& e) {
     }
     Val x = Expr(n->a), y = Expr(n->b);
     std::string ty = LLType(t);
-    if (IsUInt(t)) return Emit("udiv " + ty + " " + x.v + ", " + y.v, t);
+    if (IsUInt(t) || NonNegativeByPositive(n->a, n->b)) return Emit("udiv " + ty + " " + x.v + ", " + y.v, t);
     Val q = Emit("sdiv " + ty + " " + x.v + ", " + y.v, t);
     Val r = Emit("srem " + ty + " " + x.v + ", " + y.v, t);
     Val zero = Const(t, 0);
@@ -59,7 +59,7 @@ Val CodeGenLLVM::Expr(const PrimExpr& e) {
       Val m = Emit("fmul " + ty + " " + f.v + ", " + y.v, t);
       return Emit("fsub " + ty + " " + x.v + ", " + m.v, t);
     }
-    if (IsUInt(t)) return Emit("urem " + ty + " " + x.v + ", " + y.v, t);
+    if (IsUInt(t) || NonNegativeByPositive(n->a, n->b)) return Emit("urem " + ty + " " + x.v + ", " + y.v, t);
     Val r = Emit("srem " + ty + " " + x.v + ", " + y.v, t);
     Val zero = Const(t, 0);
     std::string bt = LLType(Bool(t.lanes));
@@ -102,6 +102,7 @@ Val CodeGenLLVM::Expr(const PrimExpr& e) {
   if (auto* n = e.as<CastNode>()) return Cast(Expr(n->value), t);
   if (auto* n = e.as<LetNode>()) {
     vars_[n->var.get()] = Expr(n->value);
+    BoundLetVar(n->var, n->value);
     return Expr(n->body);
   }
   if (auto* n = e.as<BufferLoadNode>()) {
