@@ -468,3 +468,49 @@ def test_default_pipeline_runs_the_simplifications():
     ex = relax.build(mod)  # default pipeline
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(xs)).numpy()
     np.testing.assert_allclose(got, run(mod, xs)[0], rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=15, deadline=None)
+@given(rows=st.integers(1, 6), cols=st.integers(1, 6), scale=st.sampled_from([0.5, 2.0]))
+def test_call_te_reuses_the_kernel_of_an_identical_call(rows, cols, scale):
+    """BlockBuilder.call_te makes one PrimFunc per (te_func, static argument types, keyword
+    values): a repeated layer calls its first kernel; another shape, dtype or keyword value,
+    or a symbolic shape, gets a kernel of its own; every call computes what numpy does."""
+    def scaled(t, factor):
+        return te.compute(t.shape, lambda *i: t[i] * factor, name="scaled")
+
+    x = relax.Var("x", relax.TensorStructInfo([rows, cols], "float32"))
+    n = tir.Var("n", "int64")
+    y = relax.Var("y", relax.TensorStructInfo([n, cols], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            c1 = bb.call_te(scaled, x, factor=scale)
+            a = bb.emit(c1)
+            c2 = bb.call_te(scaled, a, factor=scale)        # same types, same factor
+            b = bb.emit(c2)
+            c3 = bb.call_te(scaled, b, factor=scale + 1.0)  # another factor
+            c = bb.emit(c3)
+            t = bb.emit(R.permute_dims(c))
+            c4 = bb.call_te(scaled, t, factor=scale)        # another shape (unless square)
+            d = bb.emit(c4)
+            c5 = bb.call_te(scaled, y, factor=scale)        # symbolic rows: never shared
+            c6 = bb.call_te(scaled, y, factor=scale)
+            e = bb.emit(c5)
+            f = bb.emit(c6)
+            out = bb.emit_output(relax.Tuple([d, e, f]))
+        bb.emit_func_output(out)
+    gvar = lambda call: str(call.args[0].name_hint)  # noqa: E731
+    assert gvar(c1) == gvar(c2) and gvar(c3) != gvar(c1)
+    assert (gvar(c4) == gvar(c1)) == (rows == cols)
+    assert gvar(c5) != gvar(c6)
+    mod = bb.get()
+    ex = relax.build(mod, "llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    xs = np.random.default_rng(rows * 7 + cols).standard_normal((rows, cols)).astype("float32")
+    ys = np.random.default_rng(cols).standard_normal((3, cols)).astype("float32")
+    got = vm["main"](tvm.runtime.tensor(xs), tvm.runtime.tensor(ys))
+    want = (xs * scale * scale * (scale + 1.0)).T * scale
+    np.testing.assert_allclose(got[0].numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(got[1].numpy(), ys * scale, rtol=1e-6)
+    np.testing.assert_allclose(got[2].numpy(), ys * scale, rtol=1e-6)

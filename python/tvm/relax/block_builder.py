@@ -40,6 +40,7 @@ class BlockBuilder:
                 self._funcs[str(name)] = func
         self._scope = None
         self._counter = {}
+        self._te_cache = {}  # call_te: (te_func, static argument types, kwargs) -> (gvar, out sinfo)
 
     @staticmethod
     def current():
@@ -235,6 +236,15 @@ class BlockBuilder:
             placeholders.append(te.placeholder(list(sinfo.shape), str(sinfo.dtype), "arg%d" % i))
             tensor_args.append(a)
             sinfos.append(sinfo)
+        # The same te_func on the same static types and keyword values makes the same
+        # PrimFunc: a network's repeated layers (BERT's six) reuse the first one's instead of
+        # building and lowering it again (DedupPrimFuncs would merge them later anyway).
+        key = _te_cache_key(te_func, sinfos, kwargs, primfunc_name_hint)
+        if key is not None and key in self._te_cache:
+            from .op import call_tir
+
+            gvar, out_sinfo = self._te_cache[key]
+            return call_tir(gvar, tensor_args, out_sinfo)
         outs = te_func(*placeholders, **kwargs)
         multi = isinstance(outs, (list, tuple))
         outs = list(outs) if multi else [outs]
@@ -278,11 +288,48 @@ class BlockBuilder:
         out_sinfo = [_expr.TensorStructInfo([ana.simplify(d) for d in o.shape], str(o.dtype))
                      for o in outs]
         from .op import call_tir
+        if key is not None and not tir_vars:
+            self._te_cache[key] = (gvar, out_sinfo if multi else out_sinfo[0])
         return call_tir(gvar, tensor_args, out_sinfo if multi else out_sinfo[0],
                         tir_vars=_expr.ShapeExpr(tir_vars) if tir_vars else None)
 
     def emit_te(self, te_func, *args, **kwargs):
         return self.emit(self.call_te(te_func, *args, **kwargs))
+
+
+def _plain(value):
+    """`value` as a hashable tuple/scalar when it holds only Python scalars, else None."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return (type(value).__name__, value)
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v) for v in value]
+        return None if any(i is None for i in items) else (type(value).__name__, tuple(items))
+    return None
+
+
+def _te_cache_key(te_func, sinfos, kwargs, name_hint):
+    """call_te's cache key, or None when the call is not cacheable: a symbolic dimension
+    (its Var belongs to the caller), a keyword value that is not plain Python data, or a
+    te_func that cannot be hashed. The key holds te_func itself, so a function made per call
+    (a closure over that call's values) never matches another."""
+    from .. import tir
+
+    types = []
+    for sinfo in sinfos:
+        dims = []
+        for d in sinfo.shape:
+            if not isinstance(d, tir.IntImm):
+                return None
+            dims.append(int(d.value))
+        types.append((tuple(dims), str(sinfo.dtype)))
+    kw = _plain(sorted(kwargs.items()))
+    if kw is None:
+        return None
+    try:
+        hash(te_func)
+    except TypeError:
+        return None
+    return (te_func, tuple(types), kw, name_hint)
 
 
 _CURRENT = []

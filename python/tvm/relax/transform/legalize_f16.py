@@ -3,10 +3,27 @@ back, as onnxruntime and numpy's float16 reductions do. Summing thousands of pro
 precision (11-bit mantissa) loses whole digits; elementwise ops need no such care (LLVM
 already computes each half op in float and rounds once)."""
 
+import functools
+
 from ... import topi
 
 
 def in_float32(te_func, out_dtype="float16"):
+    """The wrapper below, one per (te_func, out_dtype) while in use (a bounded cache: a
+    function made per call does not pile up): BlockBuilder.call_te's cache keys on the
+    function, so repeated layers find the kernel their first one made."""
+    try:
+        return _in_float32_cached(te_func, out_dtype)
+    except TypeError:  # not hashable
+        return _in_float32(te_func, out_dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _in_float32_cached(te_func, out_dtype):
+    return _in_float32(te_func, out_dtype)
+
+
+def _in_float32(te_func, out_dtype="float16"):
     """`te_func` with float16 tensor arguments cast to float32 first and float32 results cast
     to `out_dtype` (the call's result type: float32 when the operator asked for it);
     unchanged when no argument is float16."""
