@@ -121,11 +121,11 @@ def same_cpu(triple, other=None):
 
 # A host module with at least this much LLVM IR text is compiled in parts, one per core (at
 # most 4), the others in worker processes (llvm_worker.py; llvmlite serializes threads);
-# below it a worker's start-up (0.25 s of CPU: Python and llvmlite) costs more than it saves
-# (LLVM takes ~1.5 s of CPU per 256 KB of our IR: the MLP's 140 KB, 0.8 s; BERT-class
-# encoders' 450-500 KB and VGG-19's 800 KB now run in two parts). TVM_LLVM_PARALLEL=0 turns
-# it off.
-_PARALLEL_MIN_IR = 256 << 10
+# below it a worker's start-up (0.1 s of CPU on a Zen 5 host: Python and llvmlite) costs more
+# than it saves. Since the packed wrappers call one tensor checker (tensor_arg_check.h), the
+# IR is denser: ~2 s of LLVM CPU per MB (SqueezeNet's 550 KB: 1 s; the MLP's ~120 KB: 0.3 s).
+# TVM_LLVM_PARALLEL=0 turns it off.
+_PARALLEL_MIN_IR = 64 << 10
 
 
 def _cores():
