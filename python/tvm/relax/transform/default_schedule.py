@@ -8,7 +8,7 @@ Rules, per block, first that applies:
     matrix): the reduction outside the columns, an accumulator chunk of the output row in
     cache per task (_row_vector_rule);
   - a reduction nest [spatial..., reduction...] with two or more spatial loops (matmul,
-    conv, pooling): a register tile (cache_write "local", its shape by tile_shape: 8 x 16
+    conv, pooling): a register tile (cache_write "local", its shape by tile_shape: 8 x 32
     with AVX-512) over the last two spatial loops, the reduction loops outside the tile, columns vectorized, rows unrolled, the outer
     loops fused and parallel (the schedule of benchmarks/matmul_bench.py, ~0.9x OpenBLAS on
     square matrices), with an elementwise epilogue folded into the tile's write-back;
@@ -37,8 +37,9 @@ def tile_shape(lanes, ext_i, ext_j):
     """(rows, cols) of the register tile for a nest whose last two spatial loops have static
     extents ext_i, ext_j (None when symbolic), on a CPU with `lanes` float32 lanes.
 
-    Columns: 16 (one AVX-512 vector, two AVX ones, four NEON ones), or 8 for 8 or 24 columns
-    on AVX2 (narrow_cols). Rows: as many as keep the
+    Columns: 16 (one AVX-512 vector, two AVX ones, four NEON ones); 32 with AVX-512 when the
+    static column count divides 32 (two vectors a row); 8 for 8 or 24 columns on AVX2
+    (narrow_cols). Rows: as many as keep the
     accumulators within half to three quarters of the vector registers (8 rows with AVX-512,
     6 with AVX2, 4 with NEON), preferring a count that divides the row extent so no tile is
     predicated.
