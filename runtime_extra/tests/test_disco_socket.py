@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -120,13 +121,21 @@ def test_allreduce_over_gloo_spans_the_nodes(num_groups, op):
 
 def test_a_node_with_the_wrong_token_is_refused_and_the_right_one_admitted():
     port = free_port()
+    # The session listens (in a thread: its constructor waits for the nodes) and the bad node
+    # is refused before the good one starts: started together, a slow start of the bad node
+    # (a loaded machine) let the good one complete the session first, and the bad one then
+    # knocked on a closed port until its own timeout.
+    opened = {}
+    opener = threading.Thread(target=lambda: opened.setdefault(
+        "sess", disco.SocketSession(2, 2, 1, HOST, port, token=TOKEN, connect_timeout=120)))
+    opener.start()
     bad = start_node(HOST, port, 2, token="not-the-token")
-    time.sleep(0.5)  # let it knock first
-    good = start_node(HOST, port, 2)
-    sess = disco.SocketSession(2, 2, 1, HOST, port, token=TOKEN, connect_timeout=30)
-    assert bad.wait(timeout=30) == 1
+    assert bad.wait(timeout=60) == 1
     err = bad.stderr.read()
     assert "refused this node: wrong token" in err, err
+    good = start_node(HOST, port, 2)
+    opener.join(timeout=120)
+    sess = opened["sess"]
     ranks = sess.get_global_func("runtime.disco.worker_rank")()
     sess._sync_all()
     assert ranks.debug_get_from_remote(3) == 3
