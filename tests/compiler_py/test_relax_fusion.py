@@ -498,3 +498,34 @@ def test_constant_weight_of_any_width_is_packed_in_whole_panels(m, k, n, seed):
     zero, default = _run_both(mod, data)
     np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(default, np.maximum(data.astype("float64") @ w + b, 0), rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=8, deadline=None)
+@given(m=st.integers(1, 2), k_blocks=st.integers(1, 40), n_vectors=st.integers(1, 64),
+       seed=st.integers(0, 2**16))
+def test_matrix_vector_product_of_inputs_splits_its_rows_when_its_columns_are_one_task(m, k_blocks, n_vectors, seed):
+    """x @ y with one or two rows and y a run-time input: when y's columns make a single task
+    (at most 2048) and the product is large, y's rows are split into four blocks computed in
+    parallel (rfactor) and summed; small products and several column tasks keep the plain
+    form. Either way the result is the unscheduled build's and numpy's, relu epilogue included."""
+    from tvm.relax.transform import default_schedule as ds
+
+    lanes = tvm.target.Target("llvm").fp32_lanes
+    k, n = 16 * k_blocks, lanes * n_vectors
+    x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
+    y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            out = bb.emit_output(R.nn.relu(R.matmul(x, y)))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    text = "\n".join(str(f) for f in _scheduled(mod).values())
+    split = m * k * n >= ds._ROW_VECTOR_SPLIT_MIN_WORK and n <= ds._ROW_VECTOR_CHUNK
+    assert ("_rf = T.alloc_buffer" in text) == split
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype("float32")
+    b = rng.standard_normal((k, n)).astype("float32")
+    zero, default = _run_both(mod, a, b)
+    np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(default, np.maximum(a.astype("float64") @ b, 0), rtol=1e-4, atol=1e-3)
