@@ -219,7 +219,7 @@ def test_tile_shape_fits_the_registers_and_divides_rows_when_it_can(lanes, ext_i
     assert cols % lanes == 0 and accumulators <= (12 if lanes == 8 else 16)
     if ext_i is not None and any(ext_i % r == 0 for r in (4, 2) if r <= rows):
         assert ext_i % rows == 0  # no predicated tail when a divisor is available
-    if lanes == 8 and ext_i is not None and ext_i > 2 and ext_j in (8, 24):
+    if lanes in (8, 16) and ext_i is not None and ext_i > 2 and ext_j in (8, 24):
         assert cols == 8  # 24 channels: three 8-wide columns, no padded half panel
     if lanes == 16 and ext_i is not None and ext_i > 2 and ext_j is not None and ext_j % 32 == 0:
         assert cols == 32  # AVX-512: two vectors a row, not a broadcast per FMA
@@ -529,3 +529,22 @@ def test_matrix_vector_product_of_inputs_splits_its_rows_when_its_columns_are_on
     zero, default = _run_both(mod, a, b)
     np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(default, np.maximum(a.astype("float64") @ b, 0), rtol=1e-4, atol=1e-3)
+
+
+@settings(max_examples=10, deadline=None)
+@given(channels=st.sampled_from([8, 24, 40]), size=st.integers(3, 17), pool=st.sampled_from(["max", "avg"]),
+       stride=st.integers(1, 2), seed=st.integers(0, 2**16))
+def test_pooling_over_narrow_channel_counts_matches_the_unscheduled_build(channels, size, pool, stride, seed):
+    """Pooling whose channels are 8 or 24 takes the 8-column tile (on AVX2 and AVX-512: no
+    padded, guarded half vector); 3x3 windows with padding 1, odd sizes, strides 1 and 2:
+    the default pipeline computes what the unscheduled build does."""
+    x = relax.Var("x", relax.TensorStructInfo([1, channels, size, size], "float32"))
+    op = R.nn.max_pool2d if pool == "max" else R.nn.avg_pool2d
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(op(x, pool_size=(3, 3), strides=(stride, stride), padding=(1, 1, 1, 1)))
+        bb.emit_func_output(out)
+    data = np.random.default_rng(seed).standard_normal((1, channels, size, size)).astype("float32")
+    zero, default = _run_both(bb.get(), data)
+    np.testing.assert_allclose(default, zero, rtol=1e-5, atol=1e-6)

@@ -76,13 +76,15 @@ def tile_shape(lanes, ext_i, ext_j):
 
 
 def narrow_cols(lanes, ext_j):
-    """8 when a product's static column count is 8 or 24 on an AVX2 CPU (ShuffleNet's
-    24-channel stem and pooling), else None: a 16-column tile would compute a third of
+    """8 when a product's static column count is 8 or 24 on an AVX2 or AVX-512 CPU
+    (ShuffleNet's 24-channel stem and pooling; on AVX-512 its pooling only, a 16 x 8 tile of
+    half-width vectors: max pool 76 -> 17 us and a third of ShuffleNet's LLVM time less, the
+    24 channels were padded to 32 and every lane guarded), else None: a 16-column tile would compute a third of
     padding and guard its last panel; a 12 x 8 tile keeps the twelve accumulators and
     divides the columns (ShuffleNet 6.1 -> 5.8 ms at one thread). At 40 columns (34 channels
     a group, padded) it measured no better than 48: its twelve broadcasts per step load
     more than the 6 x 16 tile's six."""
-    if lanes == 8 and ext_j is not None and ext_j % 16 == 8 and ext_j <= 24:
+    if lanes in (8, 16) and ext_j is not None and ext_j % 16 == 8 and ext_j <= 24:
         return 8
     return None
 
