@@ -14,7 +14,6 @@ import ctypes
 import struct
 
 from . import _any, _ffi_api
-from . import _cabi as C
 from .object import Object, register_object
 
 _SEQ_CELL = 24  # offset of the TVMFFISeqCell in an Array/List object
@@ -25,21 +24,14 @@ def _seq_size(h):
     return ctypes.c_int64.from_address(h + _SEQ_CELL + 8).value
 
 
-def _borrowed_value(w0, w1):
-    """The Python value of a slot the container keeps owning (objects get a reference of
-    their own first, as ArrayGetItem's result would carry)."""
-    if C.kObject <= w0 <= 0x7FFFFFFF:
-        C.ObjectIncRef(w1)
-    return _any.value_from_words(w0, w1)
-
-
 def _seq_items(h, start, stop):
-    """The values of slots [start, stop) of the sequence object at handle h."""
+    """The values of slots [start, stop) of the sequence object at handle h (the container
+    keeps owning them: objects get a reference of their own, as ArrayGetItem's would)."""
     if stop <= start:
         return []
     data = ctypes.c_void_p.from_address(h + _SEQ_CELL).value
     raw = ctypes.string_at(data + 16 * start, 16 * (stop - start))
-    return [_borrowed_value(w0, w1) for w0, w1 in _SLOT.iter_unpack(raw)]
+    return [_any.value_from_view(w0, w1) for w0, w1 in _SLOT.iter_unpack(raw)]
 
 
 def _normalize_index(length, idx):

@@ -340,8 +340,10 @@ Val CodeGenCPU::CheckedTensor(const CallNode* n) {
              << "], align 8\n";
     it = specs_.emplace(spec.str(), name).first;
   }
-  Declare("snprintf", "declare i32 @snprintf(ptr, i64, ptr, ...)");
-  Declare(kTensorArgChecker, TensorArgCheckerIR([this](const std::string& s) { return Str(s); }));
+  if (!declared_.count(kTensorArgChecker)) {  // once per module: its text is built here
+    Declare("snprintf", "declare i32 @snprintf(ptr, i64, ptr, ...)");
+    Declare(kTensorArgChecker, TensorArgCheckerIR([this](const std::string& s) { return Str(s); }));
+  }
   Val args = Expr(n->args[0]);
   Val i = Cast(Expr(n->args[1]), Int(32));
   std::string dl = Tmp(), ok = Tmp();

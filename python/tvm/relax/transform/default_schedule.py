@@ -79,9 +79,9 @@ def narrow_cols(lanes, ext_j):
     """8 when a product's static column count is 8 or 24 on an AVX2 or AVX-512 CPU
     (ShuffleNet's 24-channel stem and pooling; on AVX-512 its pooling only, a 16 x 8 tile of
     half-width vectors: max pool 76 -> 17 us and a third of ShuffleNet's LLVM time less, the
-    24 channels were padded to 32 and every lane guarded), else None: a 16-column tile would compute a third of
-    padding and guard its last panel; a 12 x 8 tile keeps the twelve accumulators and
-    divides the columns (ShuffleNet 6.1 -> 5.8 ms at one thread). At 40 columns (34 channels
+    24 channels were padded to 32 and every lane guarded), else None: a 16-column tile
+    would compute a third of padding and guard its last panel; a 12 x 8 tile keeps the
+    twelve accumulators and divides the columns (ShuffleNet 6.1 -> 5.8 ms at one thread). At 40 columns (34 channels
     a group, padded) it measured no better than 48: its twelve broadcasts per step load
     more than the 6 x 16 tile's six."""
     if lanes in (8, 16) and ext_j is not None and ext_j % 16 == 8 and ext_j <= 24:
@@ -233,7 +233,7 @@ def _row_vector_rule(sch, block):
         raise tir.ScheduleError("the right operand is not read row by row")
     work = ext_i * ext_j * ext_k
     if ext_j // chunk < 2 and work >= _ROW_VECTOR_SPLIT_MIN_WORK and ext_k % (4 * _ROW_VECTOR_K_PARTS) == 0:
-        return _row_vector_k_split(sch, block, outer, i, j, k, lanes)
+        return _row_vector_k_split(sch, block, k, lanes)
     acc = sch.cache_write(block, 0, "local")
     jo, ji = sch.split(j, [None, chunk])
     ko, ki = sch.split(k, [None, 4])
@@ -263,7 +263,7 @@ _ROW_VECTOR_K_PARTS = 4
 _ROW_VECTOR_SPLIT_MIN_WORK = 1 << 18
 
 
-def _row_vector_k_split(sch, block, outer, i, j, k, lanes):
+def _row_vector_k_split(sch, block, k, lanes):
     """_row_vector_rule's form for a single column chunk: rfactor over blocks of B's rows
     (parallel), each partial row accumulated in place four rows of B at a time; the sum of
     the partials is a cache-written reduction whose write-back takes the epilogue."""
