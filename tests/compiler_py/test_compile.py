@@ -345,3 +345,40 @@ def test_contraction_into_fma_is_on_by_default_and_can_be_turned_off(tmp_path):
 def test_bad_fast_math_options_are_clear_errors(target, match):
     with pytest.raises(ValueError, match=match):
         tvm_compile(_axpy(), target=target)
+
+
+@settings(max_examples=8, deadline=None)
+@given(rows=st.integers(1, 9), cols=st.integers(2, 12), seed=st.integers(0, 2**16))
+def test_scalar_math_loops_are_not_left_to_llvms_vectorizer(rows, cols, seed):
+    """A row-wise sum of exp over a few columns, left scalar by the schedule: LLVM is told not
+    to vectorize its loops (it would scalarize exp per lane around gathers: a 10-column softmax
+    grew tenfold), and the values stay numpy's."""
+    A = te.placeholder((rows, cols), "float32", "A")
+    k = te.reduce_axis((0, cols), "k")
+    S = te.compute((rows,), lambda i: te.sum(tir.exp(A[i, k]), axis=k), name="S")
+    f = tvm_compile(te.create_prim_func([A, S]))
+    assert '!{!"llvm.loop.vectorize.enable", i1 false}' in f.llvm_ir
+    a = np.random.default_rng(seed).standard_normal((rows, cols)).astype("float32")
+    s = np.zeros(rows, "float32")
+    f["main"](a, s)
+    np.testing.assert_allclose(s, np.exp(a).sum(axis=1), rtol=1e-5)
+
+
+def test_parallel_rows_of_vector_code_are_not_unrolled_by_llvm():
+    """A parallel row loop whose body TIR vectorized: its chunk loop carries
+    llvm.loop.unroll.disable (LLVM unrolled a layer norm's rows four times for nothing)."""
+    A = te.placeholder((64, 32), "float32", "A")
+    B = te.compute((64, 32), lambda i, j: A[i, j] * 2.0, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    i, j = sch.get_loops(sch.get_block("B"))
+    sch.parallel(i)
+    sch.vectorize(j)
+    f = tvm_compile(sch.mod["main"])
+    lambda_ir = f.llvm_ir[f.llvm_ir.index("define internal i32 @__tvm_parallel_lambda"):]
+    lambda_ir = lambda_ir[:lambda_ir.index("\n}\n")]
+    assert "!llvm.loop" in lambda_ir
+    assert '!{!"llvm.loop.unroll.disable"}' in f.llvm_ir
+    a = np.random.rand(64, 32).astype("float32")
+    b = np.zeros((64, 32), "float32")
+    f["main"](a, b)
+    np.testing.assert_allclose(b, a * 2, rtol=0)

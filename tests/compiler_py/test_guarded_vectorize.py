@@ -90,3 +90,36 @@ def test_clamped_loads_are_whole_vectors_where_lanes_agree(c, extra, width, seed
     want = np.zeros((3, c_pad), "float32")
     want[:, :c] = a
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+def _rows_copy(rows, n, width):
+    """b[r, i] = a[r, i] * 2 + 1 over n columns, the column loop split by `width` >= n (one
+    panel: the split's outer loop has one iteration), the inner part vectorized."""
+    a = te.placeholder((rows, n), "float32", name="a")
+    b = te.compute((rows, n), lambda r, i: a[r, i] * 2.0 + 1.0, name="b")
+    sch = tir.Schedule(te.create_prim_func([a, b]))
+    _, loop = sch.get_loops(sch.get_block("b"))
+    _, inner = sch.split(loop, [None, width])
+    sch.vectorize(inner)
+    return sch.mod["main"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(1, 5), n=st.integers(1, 31), width=st.sampled_from([8, 16, 32]),
+       seed=st.integers(0, 2**16))
+def test_guard_failing_on_the_last_lanes_stores_the_valid_prefix_as_one_vector(rows, n, width, seed):
+    """A tile's write-back over n < width columns (ShuffleNet's 28 channels of a 32-column
+    tile): the guard `i < n` fails on the same last lanes in every row, so the store is one
+    n-lane vector (no guard, no scalar fallback), values as numpy's (the buffer has n columns: a
+    store past them would show under --config=asan)."""
+    if n >= width:
+        n = width - 1
+    func = _rows_copy(rows, n, width)
+    lowered = str(tvm.lower(func))
+    if n > 1:
+        assert "T.Ramp(" in lowered and ", %d)" % n in lowered and "if " not in lowered, lowered
+    lib = tvm.tir.build(func, "llvm")
+    a = np.random.default_rng(seed).standard_normal((rows, n)).astype("float32")
+    out = tvm.runtime.tensor(np.full((rows, n), -7.0, "float32"))
+    lib(tvm.runtime.tensor(a), out)
+    np.testing.assert_allclose(out.numpy(), a * 2 + 1, rtol=1e-6)

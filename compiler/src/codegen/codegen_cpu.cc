@@ -223,7 +223,7 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   std::string nx = Tmp();
   body_ << "  " << nx << " = add " << ty << " " << iv << ", 1\n";
   body_ << "  store " << ty << " " << nx << ", ptr " << addr << "\n";
-  body_ << "  br label %" << cond << "\n" << endl << ":\n  br label %" << claim << "\n";
+  body_ << "  br label %" << cond << LoopMetadata(n) << "\n" << endl << ":\n  br label %" << claim << "\n";
   body_ << done << ":\n  ret i32 0\n";
   EndFunction("internal i32 " + fname + "(i32 %task_id, ptr %penv, ptr %cdata) #0", "");
   // ---- back to the enclosing function ----

@@ -252,20 +252,37 @@ bool CodeGenLLVM::ParallelFor(const ForNode*, const Val&, const Val&) { return f
 
 namespace {
 
-// A serial loop whose body stores vectors was scheduled: DefaultSchedule unrolled and
-// vectorized what it wanted inside it (a register tile over a reduction loop). LLVM's
-// unroller copying such a body again buys nothing measurable (SqueezeNet, ResNet-50: every
-// conv within noise) and is about a third of LLVM's time on our kernels (codegen of the
-// copies included). An innermost loop of a few iterations stays LLVM's to unroll whole (a
-// stem conv's three input channels run ~20% faster unrolled); one with loops inside (a 3x3
-// conv's kernel rows) does not: unrolled, it triples the code for nothing. Scalar loops (a
-// reduction TIR left to LLVM's vectorizer, such as a mean over a row) keep LLVM's
-// unrolling: they need it.
+// Loops LLVM unrolls whole when UnrollLeftToTIR lets it (see there).
 constexpr int64_t kLLVMUnrollsWholeBelow = 8;
+
+// Calls of math functions x86 has no instruction for (exp, log, pow, the trigonometric
+// ones), found in a loop body: scalar ones (LLVM's libm calls) and vector ones (TIR's
+// polynomials, vector_math.h, each some tens of instructions once inlined).
+class MathCallFinder : public ExprMutator {
+ public:
+  bool scalar = false;
+  bool vector = false;
+  PrimExpr VisitExpr(const PrimExpr& e) final {
+    if (auto* c = e.as<CallNode>()) {
+      static const char* kNoInstruction[] = {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p",
+                                             "pow", "sin", "cos", "tan", "tanh", "sigmoid", "erf",
+                                             "atan", "asin", "acos", "sinh", "cosh", "atan2", "fmod",
+                                             "expm1"};
+      std::string op(c->op);
+      if (op.rfind("tir.", 0) == 0) op = op.substr(4);
+      for (const char* name : kNoInstruction) {
+        if (op == name) (c->dtype.lanes == 1 ? scalar : vector) = true;
+      }
+    }
+    return MutateExprChildren(e);
+  }
+};
 
 struct BodyFacts {
   bool stores_vectors = false;
   bool has_loop = false;
+  bool scalar_math = false;
+  bool vector_math = false;
 };
 
 BodyFacts Inspect(const tvm::Stmt& s) {
@@ -275,30 +292,69 @@ BodyFacts Inspect(const tvm::Stmt& s) {
     facts.has_loop |= x.as<ForNode>() != nullptr;
     return x;
   });
+  MathCallFinder math;
+  math.VisitStmt(s);
+  facts.scalar_math = math.scalar;
+  facts.vector_math = math.vector;
   return facts;
 }
 
-bool UnrollLeftToTIR(const ForNode* n) {
-  if (n->kind != static_cast<int64_t>(ForKind::kSerial)) return false;
-  BodyFacts body = Inspect(n->body);
+// A serial loop whose body stores vectors was scheduled: DefaultSchedule unrolled and
+// vectorized what it wanted inside it (a register tile over a reduction loop). LLVM's
+// unroller copying such a body again buys nothing measurable (SqueezeNet, ResNet-50: every
+// conv within noise) and is about a third of LLVM's time on our kernels (codegen of the
+// copies included). An innermost loop of a few iterations stays LLVM's to unroll whole (a
+// stem conv's three input channels run ~20% faster unrolled) unless its body evaluates a
+// vector polynomial (a softmax's exp: eight copies of it were half of a softmax's code); one
+// with loops inside (a 3x3 conv's kernel rows) does not: unrolled, it triples the code for
+// nothing. Scalar loops (a reduction TIR left to LLVM's vectorizer, such as a mean over a
+// row) keep LLVM's unrolling: they need it.
+bool UnrollLeftToTIR(const ForNode* n, const BodyFacts& body) {
+  // A parallel loop's chunk loop (CodeGenCPU::ParallelFor) too: LLVM unrolled a layer
+  // norm's row loop four times around the scheduled row.
+  if (n->kind != static_cast<int64_t>(ForKind::kSerial) && n->kind != static_cast<int64_t>(ForKind::kParallel)) {
+    return false;
+  }
   const int64_t* ext = AsConstInt(n->extent);
-  if (ext != nullptr && *ext <= kLLVMUnrollsWholeBelow && !body.has_loop) return false;
+  if (ext != nullptr && *ext <= kLLVMUnrollsWholeBelow && !body.has_loop && !body.vector_math) return false;
   return body.stores_vectors;
+}
+
+// Loops LLVM's loop vectorizer is told to leave alone. One calling scalar math (exp, log...):
+// there is no vector math library, so llvm.exp.v16f32 becomes one library call per lane
+// around vector loads; a softmax over 10 columns grew from 3 KB of IR to 30 KB so (40% of
+// the MLP's LLVM time) for no speed: the calls dominate. TIR's own vector math is not
+// affected (its calls have vector types).
+bool VectorizeLeftToTIR(const ForNode* n, const BodyFacts& body) {
+  if (n->kind == static_cast<int64_t>(ForKind::kVectorized)) return false;
+  // A scalar loop nest TIR did not vectorize (a softmax's max over 10 columns, the last
+  // step of a row reduction over 16 partial sums): LLVM unrolls the short inner loop whole
+  // and vectorizes the loop around it across rows with gathers, ~30 KB of code a kernel
+  // for a few hundred scalar operations. Innermost loops keep LLVM's vectorizer.
+  return body.scalar_math || (body.has_loop && !body.stores_vectors);
 }
 
 }  // namespace
 
 std::string CodeGenLLVM::LoopMetadata(const ForNode* n) {
   int64_t kind = n->kind;
-  bool no_unroll = UnrollLeftToTIR(n);
-  if (kind != 2 && kind != 3 && !no_unroll) return "";
+  BodyFacts body = Inspect(n->body);
+  std::vector<std::string> hints;
+  if (UnrollLeftToTIR(n, body)) {
+    hints.push_back("!{!\"llvm.loop.unroll.disable\"}");
+  } else if (kind == static_cast<int64_t>(ForKind::kVectorized)) {
+    hints.push_back("!{!\"llvm.loop.vectorize.enable\", i1 true}");
+  } else if (kind == static_cast<int64_t>(ForKind::kUnrolled)) {
+    hints.push_back("!{!\"llvm.loop.unroll.full\"}");
+  }
+  if (VectorizeLeftToTIR(n, body)) hints.push_back("!{!\"llvm.loop.vectorize.enable\", i1 false}");
+  if (hints.empty()) return "";
   int id = md_count_;
-  md_count_ += 2;
-  const char* hint = no_unroll   ? "!{!\"llvm.loop.unroll.disable\"}"
-                     : kind == 2 ? "!{!\"llvm.loop.vectorize.enable\", i1 true}"
-                                 : "!{!\"llvm.loop.unroll.full\"}";
-  metadata_ << "!" << id << " = distinct !{!" << id << ", !" << id + 1 << "}\n";
-  metadata_ << "!" << id + 1 << " = " << hint << "\n";
+  md_count_ += 1 + static_cast<int>(hints.size());
+  metadata_ << "!" << id << " = distinct !{!" << id;
+  for (size_t k = 0; k < hints.size(); ++k) metadata_ << ", !" << id + 1 + k;
+  metadata_ << "}\n";
+  for (size_t k = 0; k < hints.size(); ++k) metadata_ << "!" << id + 1 + k << " = " << hints[k] << "\n";
   return ", !llvm.loop !" + std::to_string(id);
 }
 

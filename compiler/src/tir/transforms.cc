@@ -356,6 +356,64 @@ class LaneAssumptions : public ExprMutator {
 };
 
 /*!
+ * \brief For a vectorized loop that is one guarded store whose guard fails on its last
+ * lanes whatever the enclosing loops do (a tile's write-back of 28 real columns of 32,
+ * `if (c < 28) out[...] = ...`): the store over the first K lanes, where the guard holds,
+ * vectorized K wide (LLVM splits a 28-lane vector into 16 + 8 + 4), the guard's lane-free
+ * terms kept as a scalar guard; an undefined Stmt when the loop is not so. Before, such a
+ * loop ran its scalar fallback, one branch a lane, which LLVM vectorized again with masks
+ * and unrolled: ShuffleNet's two largest kernels were mostly that code. Only a store guard
+ * qualifies: a lane it fails on does nothing, so leaving the lane out is exact (a select's
+ * or a clamp's condition would change the value instead).
+ */
+Stmt VectorizeValidPrefix(const ForNode* loop, int lanes) {
+  auto* guard = loop->body.as<IfThenElseNode>();
+  if (guard == nullptr || guard->else_case.defined()) return Stmt();
+  const Var& v = loop->loop_var;
+  LaneAssumptions inside(v, loop->min, lanes);
+  inside.Rewrite(guard->then_case);
+  if (!inside.conds.empty()) return Stmt();  // lane-dependent values inside: not just a guard
+  std::vector<PrimExpr> terms, lane_free;
+  std::vector<PrimExpr> todo = {guard->condition};
+  while (!todo.empty()) {
+    PrimExpr c = todo.back();
+    todo.pop_back();
+    if (auto* n = c.as<AndNode>()) {
+      todo.push_back(n->a);
+      todo.push_back(n->b);
+    } else {
+      (tir::UsesVar(c, v.get()) ? terms : lane_free).push_back(c);
+    }
+  }
+  int valid = 0;
+  for (int k = 0; k < lanes; ++k) {
+    PrimExpr at = tir::Add(loop->min, IntImm(loop->min.dtype(), k));
+    bool holds = true;
+    for (const PrimExpr& c : terms) {
+      PrimExpr value = tir::Simp(tir::Substitute(c, {{v.get(), at}}));
+      const int64_t* b = AsConstInt(value);
+      if (b == nullptr) return Stmt();  // depends on an enclosing loop: not static
+      holds = holds && *b != 0;
+    }
+    if (holds && valid != k) return Stmt();  // not a prefix
+    valid += holds ? 1 : 0;
+  }
+  Stmt store;
+  if (valid == 0) return MakeEvaluate(IntImm(Int(32), 0));  // no lane stores
+  if (valid == 1) {
+    store = tir::Substitute(guard->then_case, {{v.get(), loop->min}});
+  } else {
+    try {
+      store = Vectorizer(v, loop->min, valid).VisitStmt(guard->then_case);
+    } catch (const CannotVectorize&) {
+      return Stmt();
+    }
+  }
+  if (lane_free.empty()) return store;
+  return MakeIfThenElse(tir::AndAll(lane_free), store, Stmt());
+}
+
+/*!
  * \brief `if (every lane agrees) <vector body without the guards and clamps> else
  * <fallback>` for a vectorized loop whose guards or index clamps depend on the lane
  * (LaneAssumptions), or an undefined Stmt when it has none or the rewritten body does not
@@ -382,7 +440,11 @@ Stmt VectorizeWhereLanesAgree(const ForNode* loop, const Stmt& fallback, int lan
     return Stmt();
   }
   PrimExpr agree = tir::Simp(tir::AndAll(ends));
-  if (const int64_t* c = AsConstInt(agree)) return *c ? fast : fallback;
+  if (const int64_t* c = AsConstInt(agree)) {
+    if (*c) return fast;
+    Stmt prefix = VectorizeValidPrefix(loop, lanes);
+    return prefix.defined() ? prefix : fallback;
+  }
   return MakeIfThenElse(agree, fast, fallback);
 }
 
@@ -414,7 +476,19 @@ TVM_FFI_STATIC_INIT_BLOCK() {
     return MakePrimFunc(f->params, f->buffer_map, arith::SimplifyStmt(body, {}), f->attrs);
   });
   RegisterCompilerGlobal("tir.transform.VectorizeLoop", [](PrimFunc f) {
-    Stmt body = LoopVectorizer().VisitStmt(f->body);
+    // Loops of one iteration (a split's outer part over a single column panel) go first: a
+    // guard naming their var (`oo * 32 + c < 28`) is then static, which VectorizeValidPrefix
+    // needs.
+    Stmt body = PostOrderRewrite(f->body, [](const Stmt& s) -> Stmt {
+      auto* n = s.as<ForNode>();
+      const int64_t* ext = n != nullptr ? AsConstInt(n->extent) : nullptr;
+      if (ext == nullptr || *ext != 1 || n->kind == static_cast<int64_t>(ForKind::kParallel) ||
+          n->kind == static_cast<int64_t>(ForKind::kThreadBinding)) {
+        return s;
+      }
+      return tir::Substitute(n->body, {{n->loop_var.get(), n->min}});
+    });
+    body = LoopVectorizer().VisitStmt(body);
     if (body.same_as(f->body)) return f;
     return MakePrimFunc(f->params, f->buffer_map, body, f->attrs);
   });

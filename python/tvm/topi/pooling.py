@@ -68,18 +68,24 @@ def pool(data, kind, pool_size, strides, padding, dilation, ceil_mode=False, cou
         pos = taps(ys, rk)
         return te.sum(read(nn, cc, pos), axis=rk, where=all_of([in_range(pos[k], 0, sp[k]) for k in range(nsp)]))
     total = te.compute(shape, ax.kernel(fsum), name="avg_pool_sum")
-    rk2 = [te.reduce_axis((0, pool_size[k]), "rc%d" % k) for k in range(nsp)]
-
-    def fcount(*ys):
-        pos = taps(ys, rk2)
-        if count_include_pad:
-            ok = [in_range(pos[k], -pb[k], i64(sp[k]) + pa[k]) for k in range(nsp)]
-        else:
-            ok = [in_range(pos[k], 0, sp[k]) for k in range(nsp)]
-        return te.sum(_e.const(1, "int64"), axis=rk2, where=all_of(ok))
-    count = te.compute(out_sp, fcount, name="avg_pool_count")
     dt = str(data.dtype)
-    return te.compute(shape, ax.kernel(lambda nn, cc, *ys: total[ax.index(nn, cc, ys)] / tir.cast(count[ys], dt)),
+
+    def count(ys):
+        # The divisor in closed form (no reduction stage: it was a kernel of its own, a third
+        # of a small pool's code): per axis, the taps r in [0, K) whose position
+        # y*s + r*d - pb lies in [lo, hi), i.e. ceil((lo - base) / d) <= r < ceil((hi - base) / d).
+        total_taps = None
+        for k in range(nsp):
+            lo, hi = (-pb[k], i64(sp[k]) + pa[k]) if count_include_pad else (0, i64(sp[k]))
+            base = i64(ys[k]) * strides[k] - pb[k]
+            d = dilation[k]
+            first = tir.max((lo - base + (d - 1)) // d, i64(0))
+            end = tir.min((hi - base + (d - 1)) // d, i64(pool_size[k]))
+            taps_k = tir.max(end - first, i64(0))
+            total_taps = taps_k if total_taps is None else total_taps * taps_k
+        return total_taps
+
+    return te.compute(shape, ax.kernel(lambda nn, cc, *ys: total[ax.index(nn, cc, ys)] / tir.cast(count(ys), dt)),
                       name="avg_pool")
 
 
