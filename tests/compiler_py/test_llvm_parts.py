@@ -1,7 +1,9 @@
 """A large host module is compiled in parts at once (llvm_backend: the parts in worker
 processes, objects joined by a relocatable link): the result computes what the whole-module
 compile does, exports, JIT-compiles and prints its IR and assembly. The threshold is lowered
-here so a small module splits; generated programs decide how many functions it holds."""
+here so a small module splits; generated programs decide how many functions it holds.
+relax.build starts the kernels' parts early, beside its last Relax passes
+(relax/backend/early_kernels.py): the same executable, checked here too."""
 
 import os
 
@@ -35,18 +37,14 @@ def _program(widths, seed):
 
 
 def _build(mod, monkeypatch, parallel):
+    """(executable, the kernels' LLVMBuild): tvm.compile with the parts threshold at 0, or
+    in one piece (no parts, no early start)."""
     monkeypatch.setattr(llvm_backend, "_PARALLEL_MIN_IR", 0 if parallel else 1 << 60)
-    builds = []
-    orig = llvm_backend.LLVMBuild.__init__
-
-    def keep(self, *args, **kwargs):
-        orig(self, *args, **kwargs)
-        builds.append(self)
-
-    monkeypatch.setattr(llvm_backend.LLVMBuild, "__init__", keep)
+    if not parallel:
+        monkeypatch.setenv("TVM_LLVM_PARALLEL", "0")
     ex = tvm.compile(mod, target="llvm")
     monkeypatch.undo()
-    return ex, builds[-1]
+    return ex, ex.kernels.host_build
 
 
 @settings(max_examples=3, deadline=None)
@@ -103,6 +101,7 @@ def test_parts_jit(monkeypatch):
 def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     # relax.build starts one worker before its passes (prestart_worker); the compile in parts
     # takes that process instead of starting its own, and a dead spare is passed over.
+    # (_cores is 2 below whatever the host has.)
     monkeypatch.delenv("TVM_LLVM_PARALLEL", raising=False)
     started = []
     orig_start = llvm_backend._start_worker
@@ -147,13 +146,16 @@ def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)
     ex, art = _build(mod, monkeypatch, parallel=True)
     monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)  # _build undid it
-    assert len(art._part_irs) == 2 if llvm_backend._cores() == 2 else len(art._part_irs) >= 2
-    assert len(started) == len(art._part_irs) - 1  # the prestarted one and any more parts need
+    # relax.build started the kernels early (two parts: one in a thread, one in the prestarted
+    # worker) and compiled VMShapeLower's function at the end (a third module)
+    assert "__vm_shape_func_main_0" in art.func_names and len(art._part_irs) == 3
+    assert len(started) == 1  # the prestarted one, taken by the second part
     assert llvm_backend._SPARE == []
     assert all(p.returncode == 0 for p in started)  # each answered its part and exited
     x = tvm.runtime.tensor(np.ones((3, 16), "float32"))
     with pytest.MonkeyPatch.context() as mp:
-        whole, _ = _build(mod, mp, parallel=False)
+        mp.setattr(llvm_backend, "_PARALLEL_MIN_IR", 1 << 60)  # one piece (in the early thread)
+        whole = tvm.compile(mod, target="llvm")
     np.testing.assert_array_equal(relax.VirtualMachine(ex, tvm.cpu())["main"](x).numpy(),
                                   relax.VirtualMachine(whole, tvm.cpu())["main"](x).numpy())
     assert len(llvm_backend._SPARE) == 1  # that build (in one piece) started the next one's
@@ -161,3 +163,74 @@ def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     monkeypatch.setenv("TVM_LLVM_PARALLEL", "0")
     llvm_backend.prestart_worker()
     assert llvm_backend._SPARE == []
+
+
+def _finishes(monkeypatch):
+    """The results of EarlyKernels.finish in the builds that follow (None: not used)."""
+    from tvm.relax.backend import early_kernels
+
+    seen = []
+    orig = early_kernels.EarlyKernels.finish
+
+    def finish(self, funcs):
+        seen.append(orig(self, funcs))
+        return seen[-1]
+
+    monkeypatch.setattr(early_kernels.EarlyKernels, "finish", finish)
+    return seen
+
+
+@settings(max_examples=3, deadline=None)
+@given(widths=st.lists(st.sampled_from([8, 16, 24, 40]), min_size=4, max_size=6), seed=st.integers(0, 2**16))
+def test_relax_build_with_kernels_started_early_computes_what_the_usual_build_does(widths, seed):
+    """relax.build starts the kernels' LLVM work after DefaultSchedule (StartKernelBuild) and
+    joins it at the end: the same results as the build without it (TVM_LLVM_PARALLEL=0),
+    exported and reloaded too."""
+    mod = _program(widths, seed)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(llvm_backend, "_cores", lambda: 2)
+        mp.delenv("TVM_LLVM_PARALLEL", raising=False)
+        seen = _finishes(mp)
+        early = tvm.compile(mod, target="llvm")
+        assert len(seen) == 1 and seen[0] is not None  # the early objects were used
+        mp.setenv("TVM_LLVM_PARALLEL", "0")
+        usual = tvm.compile(mod, target="llvm")
+        assert len(seen) == 1  # off: no early build
+    x = tvm.runtime.tensor(np.random.default_rng(seed).standard_normal((3, widths[0])).astype("float32"))
+    want = relax.VirtualMachine(usual, tvm.cpu())["main"](x).numpy()
+    np.testing.assert_array_equal(relax.VirtualMachine(early, tvm.cpu())["main"](x).numpy(), want)
+    assert sorted(early.kernels.host_build.func_names) == sorted(usual.kernels.host_build.func_names)
+
+
+def test_a_kernel_changed_after_the_early_start_is_built_as_it_ends(tmp_path):
+    """A pass after the default pipeline rewrites the matmul kernels (a new attribute: new
+    PrimFuncs): the early objects are dropped and the kernels built as the pipeline left them;
+    the executable computes, exports and reloads as the usual build's."""
+    from tvm import tir
+    from tvm.ir.transform import ModulePass, PassInfo, Sequential
+
+    def rewrite(mod, ctx):
+        funcs = {}
+        for name, f in mod.functions.items():
+            if isinstance(f, tir.PrimFunc) and "matmul" in str(name):
+                f = f.with_attr("rewritten", 1)
+            funcs[str(name)] = f
+        return tvm.IRModule(funcs)
+
+    mod = _program([16, 24, 8, 16], 2)
+    pipeline = Sequential([relax.get_pipeline("default"), ModulePass(rewrite, PassInfo(0, "test.Rewrite"))])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(llvm_backend, "_cores", lambda: 2)
+        mp.delenv("TVM_LLVM_PARALLEL", raising=False)
+        seen = _finishes(mp)
+        ex = relax.build(mod, "llvm", relax_pipeline=pipeline)
+        assert seen == [None]  # started, then dropped: a kernel changed after the start
+        plain = relax.build(mod, "llvm")
+        assert len(seen) == 2 and seen[1] is not None
+    x = tvm.runtime.tensor(np.ones((3, 16), "float32"))
+    np.testing.assert_array_equal(relax.VirtualMachine(ex, tvm.cpu())["main"](x).numpy(),
+                                  relax.VirtualMachine(plain, tvm.cpu())["main"](x).numpy())
+    path = str(tmp_path / "m.so")
+    ex.export_library(path)
+    loaded = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu())["main"](x).numpy()
+    np.testing.assert_array_equal(loaded, relax.VirtualMachine(plain, tvm.cpu())["main"](x).numpy())

@@ -457,7 +457,7 @@ def test_default_pipeline_runs_the_simplifications():
     assert names == ["relax.RunCodegen", "relax.CanonicalizeBindings", "relax.FoldBatchnormToConv2D",
                      "relax.ConvertLayout", "relax.FoldConstant", "relax.EliminateCommonSubexpr",
                      "relax.DeadCodeElimination", "relax.LegalizeOps", "relax.AnnotateTIROpPattern",
-                     "relax.FuseOps", "relax.FuseTIR", "relax.DefaultSchedule",
+                     "relax.FuseOps", "relax.FuseTIR", "relax.DefaultSchedule", "relax.StartKernelBuild",
                      "relax.ToNonDataflow", "relax.RemovePurityChecking", "relax.CallTIRRewrite",
                      "relax.StaticPlanBlockMemory", "relax.LowerAllocTensor",
                      "relax.KillAfterLastUse", "relax.LowerRuntimeBuiltin", "relax.VMShapeLower",

@@ -13,7 +13,8 @@ The path, pass by pass (docs/compiler.md draws it with each pass's file):
      its passes leaves what is already lowered as it is;
   3. VMCodeGen (relax/backend/vm_codegen.py): one instruction per binding;
   4. the PrimFuncs (kernels and VMShapeLower's shape functions) compiled in one library by the
-     TIR build with tir_pipeline.
+     TIR build with tir_pipeline. On a CPU with a second core, the kernels' LLVM work starts
+     inside step 1, once DefaultSchedule has run (relax/backend/early_kernels.py).
 """
 
 from ..ir import IRModule
@@ -22,6 +23,8 @@ from ..tir.build import build as _tir_build
 from ..runtime import vm as _rvm
 from ..runtime.vm import VMExecutable
 from . import expr as _expr
+from .backend.early_kernels import EarlyKernels
+from .backend.early_kernels import active as early_kernels_active
 from .backend.lowering import vm_lowering
 from .backend.vm_codegen import vm_codegen
 from .transform.static_plan_block_memory import ATTR as _PLAN_ATTR
@@ -75,14 +78,18 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
     if system_lib:
         raise ValueError("relax.build: system_lib=True is not supported (export a shared library)")
     target = Target(target) if target is not None else (Target.current() or Target("llvm"))
-    if str(target.kind) == "llvm" and _bindings(mod) >= _PRESTART_MIN_BINDINGS:
+    n_bindings = _bindings(mod)
+    if str(target.kind) == "llvm" and n_bindings >= _PRESTART_MIN_BINDINGS:
         from ..target import llvm_backend
 
         llvm_backend.prestart_worker()  # starts up while the passes below run
     if isinstance(relax_pipeline, str):
         relax_pipeline = get_default_pipeline(target) if relax_pipeline == "default" \
             else get_pipeline(relax_pipeline)
-    with target:  # passes that size things by the target (DefaultSchedule) read it
+    # The kernels' LLVM work starts when the pipeline has scheduled them (its
+    # StartKernelBuild pass) and runs beside the passes after it (backend/early_kernels.py).
+    early = EarlyKernels.for_build(target, tir_pipeline, n_bindings, _PRESTART_MIN_BINDINGS)
+    with target, early_kernels_active(early):  # passes that size things by the target read it
         if relax_pipeline is not None:
             mod = relax_pipeline(mod)
         if any(_LOWERED_ATTR not in f.attrs for f in mod.functions.values()
@@ -92,5 +99,7 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
         bytecode = vm_codegen(mod)
     prims = {str(k): f for k, f in mod.functions.items() if not isinstance(f, _expr.Function)}
     with timed_phase("tir.build"):
-        kernels = _tir_build(IRModule(prims), target, pipeline=tir_pipeline) if prims else None
+        kernels = early.finish(prims) if early is not None and prims else None
+        if kernels is None and prims:
+            kernels = _tir_build(IRModule(prims), target, pipeline=tir_pipeline)
     return VMExecutable(bytecode.mod, kernels, _memory_stats(mod))

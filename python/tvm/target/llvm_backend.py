@@ -179,19 +179,10 @@ def _function_sizes(ir, names):
 
 def _parallel_parts(mod, ir):
     """IRModules of similar IR size to compile at once, or None to compile `mod` whole."""
-    from ..ir import IRModule
-
     n = min(_cores(), 4, len(mod.functions))
     if n < 2 or len(ir) < _PARALLEL_MIN_IR or os.environ.get("TVM_LLVM_PARALLEL") == "0":
         return None
-    funcs = {str(k): f for k, f in mod.functions.items()}
-    sizes = _function_sizes(ir, funcs)
-    parts = [[0, {}] for _ in range(n)]
-    for name in sorted(funcs, key=lambda k: -sizes[k]):  # largest first, to the lightest part
-        part = min(parts, key=lambda p: p[0])
-        part[0] += sizes[name] + 1
-        part[1][name] = funcs[name]
-    return [IRModule(p[1]) for p in parts if p[1]]
+    return _parts_by_size(mod, ir, n)
 
 
 # Worker processes started ahead of need (prestart_worker), each taken by one part.
@@ -234,12 +225,11 @@ def _take_worker():
     return _start_worker()
 
 
-def _compile_in_parts(texts, triple, tm):
-    """(object, [optimised IR per part], the first part's module): part 0 here, the others in
-    worker processes at the same time; the objects joined by a relocatable link. A worker
-    that fails or a missing C compiler falls back to compiling here."""
+def _start_worker_compiles(texts, tm):
+    """[(feeding thread, result box, text)]: each text sent to a worker process (a spare one
+    when waiting) to optimise and emit."""
     workers = []
-    for text in texts[1:]:
+    for text in texts:
         header = json.dumps(dict(zip(("triple", "cpu", "features"), tm.tvm_settings))).encode()
         data = text.encode()
         proc = _take_worker()
@@ -248,11 +238,13 @@ def _compile_in_parts(texts, triple, tm):
                                 b.setdefault("out", p.communicate(d)[0]), daemon=True)
         feed.start()
         workers.append((feed, box, text))
-    llvm()
+    return workers
+
+
+def _finish_worker_compiles(workers, triple, tm):
+    """(objects, optimised IR texts) of _start_worker_compiles' parts, in order; a part whose
+    worker failed is compiled here."""
     objects, irs = [], []
-    obj, opt_ir, first = compile_here(texts[0], triple, tm)
-    objects.append(obj)
-    irs.append(opt_ir)
     for feed, box, text in workers:
         with timed_phase("llvm.wait_worker"):
             feed.join()
@@ -266,14 +258,128 @@ def _compile_in_parts(texts, triple, tm):
             obj, opt_ir, _ = compile_here(text, triple, tm)
             objects.append(obj)
             irs.append(opt_ir)
+    return objects, irs
+
+
+def _join_objects(objects, irs, triple, tm):
+    """One object file of several (a relocatable link; without a C compiler, the optimised
+    IR texts linked into one module and emitted again)."""
+    if len(objects) == 1:
+        return objects[0]
     with timed_phase("llvm.relocatable_link"):
         whole = _relocatable_link(objects)
-    if whole is None:  # no C compiler to join them: one module, compiled here
+    if whole is None:
         linked = parse(irs[0], triple, tm)
         for text in irs[1:]:
             linked.link_in(parse(text, triple, tm))
-        return tm.emit_object(linked), irs, first
-    return whole, irs, first
+        return tm.emit_object(linked)
+    return whole
+
+
+def _compile_in_parts(texts, triple, tm):
+    """(object, [optimised IR per part], the first part's module): part 0 here, the others in
+    worker processes at the same time; the objects joined by a relocatable link. A worker
+    that fails or a missing C compiler falls back to compiling here."""
+    workers = _start_worker_compiles(texts[1:], tm)
+    llvm()
+    obj, opt_ir, first = compile_here(texts[0], triple, tm)
+    objects, irs = _finish_worker_compiles(workers, triple, tm)
+    objects, irs = [obj] + objects, [opt_ir] + irs
+    return _join_objects(objects, irs, triple, tm), irs, first
+
+
+class EarlyHostBuild:
+    """LLVM's work on a lowered host module started now and joined by `finish`, so that it
+    runs while the caller goes on (relax.build's Relax passes after the kernels are
+    scheduled): the parts of _parallel_parts, the first in a thread of this process
+    (llvmlite's calls release the GIL), the others in worker processes. (Tried: the parts
+    one after the other in the thread, the rest shared with a worker when the caller joins;
+    slower but on BERT, where the Relax passes after scheduling are long: small parts cost
+    ~8 ms of LLVM each, and most models' later passes are short.)"""
+
+    def __init__(self, mod, target):
+        llvm()
+        self.mod = mod
+        self.target = target
+        self.triple = target.mtriple or host_triple()
+        with timed_phase("codegen.LLVMText"):
+            self.llvm_ir = _api("codegen.LLVMText")(mod, self.triple, target.fast_math_flags)
+        self.tm = target_machine(target)
+        parts = _parallel_parts(mod, self.llvm_ir)
+        texts = [self.llvm_ir]
+        if parts is not None:
+            with timed_phase("codegen.LLVMText (parts)"):
+                texts = [_api("codegen.LLVMText")(part, self.triple, target.fast_math_flags) for part in parts]
+        self._workers = _start_worker_compiles(texts[1:], self.tm)
+        self._first = {}
+        self._thread = threading.Thread(target=self._compile_first, args=(texts[0],), daemon=True)
+        self._thread.start()
+
+    def _compile_first(self, text):
+        try:
+            obj, opt_ir, _ = llvm_worker.compile_ir(text, self.triple, self.tm)
+            self._first["out"] = (obj, opt_ir)
+        except Exception as err:  # noqa: BLE001 - raised again by finish
+            self._first["error"] = err
+
+    def finish(self):
+        """(objects, optimised IR texts) of every part; an error of the first part raised."""
+        with timed_phase("llvm.wait_early"):
+            self._thread.join()
+        objects, irs = _finish_worker_compiles(self._workers, self.triple, self.tm)
+        if "error" in self._first:
+            raise self._first["error"]
+        obj, opt_ir = self._first["out"]
+        return [obj] + objects, [opt_ir] + irs
+
+
+def _parts_by_size(mod, ir, n):
+    """`mod` cut into n IRModules of similar IR size (largest functions first, each to the
+    lightest part)."""
+    funcs = {str(k): f for k, f in mod.functions.items()}
+    sizes = _function_sizes(ir, funcs)
+    parts = [[0, {}] for _ in range(n)]
+    for name in sorted(funcs, key=lambda k: -sizes[k]):
+        part = min(parts, key=lambda p: p[0])
+        part[0] += sizes[name] + 1
+        part[1][name] = funcs[name]
+    return [_ir_module(p[1]) for p in parts if p[1]]
+
+
+def build_after_early(early, rest, target):
+    """The loaded LLVMBuild of an EarlyHostBuild's module and `rest` (a lowered module of the
+    functions it lacks, or None): rest compiled now, the objects linked into one."""
+    objects, irs = early.finish()
+    llvm_irs = [early.llvm_ir]
+    funcs = {str(k): f for k, f in early.mod.functions.items()}
+    if rest is not None and len(rest.functions):
+        extra = LLVMBuild(rest, target)
+        objects.append(extra.object)
+        irs.extend(extra._part_irs or [extra.optimized_ir])
+        llvm_irs.append(extra.llvm_ir)
+        funcs.update({str(k): f for k, f in rest.functions.items()})
+    art = LLVMBuild.__new__(LLVMBuild)
+    art.target, art.triple, art.tm = target, early.triple, early.tm
+    art.ir_module = _ir_module(funcs)
+    art.llvm_ir = "\n".join(llvm_irs)
+    art.object = _join_objects(objects, irs, early.triple, early.tm)
+    art._part_irs = irs if len(irs) > 1 else None
+    art.optimized_ir = "\n".join(irs)
+    art._llmod = None  # optimized_module() parses on demand
+    art.assembly = None
+    art.func_names = list(funcs)
+    art.is_host = same_cpu(art.triple)
+    art.lib = None
+    art.module = _api("codegen.LLVMModuleCreate")(art.object, art.optimized_ir, art.triple, None)
+    if art.is_host:
+        art.load()
+    return art
+
+
+def _ir_module(funcs):
+    from ..ir import IRModule
+
+    return IRModule(funcs)
 
 
 class LLVMBuild:
@@ -314,6 +420,8 @@ class LLVMBuild:
     def optimized_module(self):
         """The optimised code as one llvmlite module (the parts linked, when compiled so)."""
         if self._part_irs is None:
+            if self._llmod is None:
+                self._llmod = parse(self.optimized_ir, self.triple, self.tm)
             return self._llmod
         whole = parse(self._part_irs[0], self.triple, self.tm)
         for text in self._part_irs[1:]:

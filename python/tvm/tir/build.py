@@ -86,6 +86,17 @@ def _pipeline_pass(pipeline, target):
                     % type(pipeline).__name__)
 
 
+def lower(mod, target, pipeline="default"):
+    """(host IRModule after the host finalize passes, {target string: (target, device
+    IRModule)}): the TIR `pipeline` run on `mod` under `target`, split as build compiles it."""
+    if target.is_device:
+        mod = BindTarget(target)(mod)
+    with target:
+        mod = _pipeline_pass(pipeline, target)(mod)
+    host_mod, device_mods = split_host_device_mods(mod)
+    return _pipeline.finalize_host_passes()(host_mod), device_mods
+
+
 def build(mod, target=None, pipeline="default", *, jit=False):
     """Compiles `mod` (PrimFunc or IRModule) for `target` (default: Target.current(), else
     "llvm") with the TIR `pipeline`; returns a tvm.runtime.Executable.
@@ -103,12 +114,7 @@ def build(mod, target=None, pipeline="default", *, jit=False):
         raise ValueError("tvm.compile: jit=True is for CPU targets; %s kernels are launched from "
                          "a loaded library (leave jit off)" % target.kind_name)
     host_target = _host_of(target)
-    if target.is_device:
-        mod = BindTarget(target)(mod)
-    with target:
-        mod = _pipeline_pass(pipeline, target)(mod)
-    host_mod, device_mods = split_host_device_mods(mod)
-    host_mod = _pipeline.finalize_host_passes()(host_mod)
+    host_mod, device_mods = lower(mod, target, pipeline)
     device_builds = []
     for dev_target, dev_mod in device_mods.values():
         dev_mod = _pipeline.finalize_device_passes()(dev_mod)

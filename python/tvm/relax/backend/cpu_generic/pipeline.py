@@ -26,12 +26,16 @@ finalize_passes = lowering.finalize_passes
 
 def legalize_passes(target):  # noqa: ARG001
     from ...transform import ConvertLayout, DefaultSchedule
+    from ..early_kernels import StartKernelBuild
 
     graph = lowering.graph_passes()
     # CNNs run channels-last end to end (the convolution's register tile runs over output
     # channels): after batch norms are folded into NCHW convolutions, before FoldConstant.
     at = [str(p.info.name) for p in graph].index("relax.FoldConstant")
-    return graph[:at] + [ConvertLayout({"relax.nn.conv2d": ["NHWC", "default"]})] + graph[at:] + [DefaultSchedule()]
+    # StartKernelBuild: the kernels are final here; relax.build starts their LLVM work now
+    # (backend/early_kernels.py), beside the passes that follow.
+    return (graph[:at] + [ConvertLayout({"relax.nn.conv2d": ["NHWC", "default"]})] + graph[at:] +
+            [DefaultSchedule(), StartKernelBuild()])
 
 
 def get_default_pipeline(target):
