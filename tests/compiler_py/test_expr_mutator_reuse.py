@@ -52,7 +52,7 @@ def _both(fn):
     """(result with the reuse, result with every binding re-emitted)."""
     with_reuse = fn()
     saved = EF.ExprMutator._reusable
-    EF.ExprMutator._reusable = lambda self, b: False
+    EF.ExprMutator._reusable = lambda self, *binding: False  # (b, and its var and value when read)
     try:
         without = fn()
     finally:

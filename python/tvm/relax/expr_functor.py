@@ -26,9 +26,17 @@ _DISPATCH = (  # most derived first: DataflowVar is a Var
 )
 
 
+_METHOD_OF_TYPE = {}  # type(e) -> its visit method's name (_DISPATCH resolved once per type)
+
+
 def _method(e):
+    try:
+        return _METHOD_OF_TYPE[type(e)]
+    except KeyError:
+        pass
     for cls, name in _DISPATCH:
         if isinstance(e, cls):
+            _METHOD_OF_TYPE[type(e)] = name
             return name
     raise TypeError("not a relax expression: %r" % type(e).__name__)
 
@@ -120,8 +128,9 @@ class ExprMutator:
     visit_dataflow_var_ = visit_var_
 
     def visit_tuple_(self, e):
-        fields = [self.visit_expr(f) for f in e.fields]
-        if all(a.same_as(b) for a, b in zip(fields, e.fields)):
+        old = list(e.fields)
+        fields = [self.visit_expr(f) for f in old]
+        if all(a.same_as(b) for a, b in zip(fields, old)):
             return e
         return _expr.Tuple(fields)
 
@@ -130,8 +139,9 @@ class ExprMutator:
         return e if t.same_as(e.tuple_value) else _expr.TupleGetItem(t, e.index)
 
     def visit_call_(self, e):
-        args = [self.visit_expr(a) for a in e.args]
-        if all(a.same_as(b) for a, b in zip(args, e.args)):
+        old = list(e.args)
+        args = [self.visit_expr(a) for a in old]
+        if all(a.same_as(b) for a, b in zip(args, old)):
             return e
         return _expr.Call(e.op, args, dict(e.attrs), list(e.sinfo_args))
 
@@ -181,37 +191,40 @@ class ExprMutator:
         """Binds `value` as binding `b` did (same kind of variable, same name); returns the
         new variable, which replaces b.var in later uses."""
         bb = self.builder_
-        if value.same_as(b.value) and self._reusable(b):
+        var, old = b.var, b.value  # each field read makes a wrapper (an FFI call): once each
+        if value.same_as(old) and self._reusable(b, var, old):
             # Unchanged (TVM's ExprMutator re-emits such a binding as it is): the old variable
             # is kept, which skips re-normalizing the value and making a new variable.
             bb._scope.bindings.append(b)
-            self._bound[key(b.var)] = b.value
-            self.var_remap_[key(b.var)] = b.var
-            return b.var
-        name = str(b.var.name_hint)
+            k = key(var)
+            self._bound[k] = old
+            self.var_remap_[k] = var
+            return var
+        name = str(var.name_hint)
         if isinstance(b, _expr.MatchCast):
             new = bb.match_cast(value, b.struct_info, name)
-        elif bb._scope.dataflow and not isinstance(b.var, _expr.DataflowVar):
+        elif bb._scope.dataflow and not isinstance(var, _expr.DataflowVar):
             new = bb.emit_output(value, name)
         else:
             new = bb.emit(value, name)
         self._bound[key(new)] = bb._scope.bindings[-1].value
-        self.var_remap_[key(b.var)] = new
+        self.var_remap_[key(var)] = new
         return new
 
-    def _reusable(self, b):
-        """Whether binding `b` can stay as it is in the current scope: its variable is of the
-        kind emit_binding would make there (a DataflowVar exactly inside a dataflow block,
-        except an output, which is a Var) and carries the struct info a new one would get
-        (the value's, as normalized; a match_cast's own)."""
+    def _reusable(self, b, var=None, value=None):
+        """Whether binding `b` (its variable and value, when already read) can stay as it is in
+        the current scope: its variable is of the kind emit_binding would make there (a
+        DataflowVar exactly inside a dataflow block, except an output, which is a Var) and
+        carries the struct info a new one would get (the value's, as normalized; a
+        match_cast's own)."""
         dataflow = self.builder_._scope.dataflow
-        var = b.var
+        var = b.var if var is None else var
         is_df_var = isinstance(var, _expr.DataflowVar)
         if is_df_var and not dataflow:
             return False
         if isinstance(b, _expr.MatchCast):
             return is_df_var == dataflow and var.struct_info.same_as(b.struct_info)
-        return var.struct_info.same_as(b.value.struct_info)
+        return var.struct_info.same_as((b.value if value is None else value).struct_info)
 
     def lookup_binding(self, var):
         """The value bound to (new) variable `var` in the function being built, or None."""

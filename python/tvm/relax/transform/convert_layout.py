@@ -56,6 +56,11 @@ class _Converter(ExprMutator):
         self._layout = layout
 
     def visit_function(self, name, func):
+        body = func.body
+        blocks = body.blocks if isinstance(body, _expr.SeqExpr) else []
+        if not any(isinstance(b.value, _expr.Call) and isinstance(b.value.op, _expr.Op) and
+                   str(b.value.op.name) == "relax.nn.conv2d" for block in blocks for b in block.bindings):
+            return func  # no convolution, nothing to convert: not rebuilt
         self._last = {}   # key(original var) -> its value in the desired layout (new var)
         self._first = {}  # key(original var) -> its NCHW copy, once made
         self._orig = {}   # key(original var) -> its original bound value
