@@ -130,17 +130,21 @@ class BlockBuilder:
             if isinstance(e, _expr.Tuple):
                 return _expr.Tuple([leaf(f) for f in e.fields])
             return self.emit(e)
+        # (each field read makes a wrapper through FFI: every field is read once)
         if isinstance(expr, _expr.Call):
-            args = [leaf(a) for a in expr.args]
-            if any(not a.same_as(b) for a, b in zip(args, expr.args)):
+            old = list(expr.args)
+            args = [leaf(a) for a in old]
+            if any(not a.same_as(b) for a, b in zip(args, old)):
                 return _expr.Call(expr.op, args, dict(expr.attrs), list(expr.sinfo_args))
         elif isinstance(expr, _expr.Tuple):
-            fields = [leaf(f) for f in expr.fields]
-            if any(not a.same_as(b) for a, b in zip(fields, expr.fields)):
+            old = list(expr.fields)
+            fields = [leaf(f) for f in old]
+            if any(not a.same_as(b) for a, b in zip(fields, old)):
                 return _expr.Tuple(fields)
         elif isinstance(expr, _expr.TupleGetItem):
-            inner = leaf(expr.tuple_value)
-            if not inner.same_as(expr.tuple_value):
+            old = expr.tuple_value
+            inner = leaf(old)
+            if not inner.same_as(old):
                 return _expr.TupleGetItem(inner, expr.index)
         return expr
 
@@ -227,13 +231,12 @@ class BlockBuilder:
 
         from .. import tir
 
-        placeholders, tensor_args, sinfos = [], [], []
+        tensor_args, sinfos = [], []
         for i, a in enumerate(args):
             a = _expr.convert(a)
             sinfo = self.normalize(a).struct_info
             if not isinstance(sinfo, _expr.TensorStructInfo) or not sinfo.shape_known:
                 raise TypeError("call_te: argument %d must be a tensor of known shape" % i)
-            placeholders.append(te.placeholder(list(sinfo.shape), str(sinfo.dtype), "arg%d" % i))
             tensor_args.append(a)
             sinfos.append(sinfo)
         # The same te_func on the same static types and keyword values makes the same
@@ -245,6 +248,8 @@ class BlockBuilder:
 
             gvar, out_sinfo = self._te_cache[key]
             return call_tir(gvar, tensor_args, out_sinfo)
+        placeholders = [te.placeholder(list(sinfo.shape), str(sinfo.dtype), "arg%d" % i)
+                        for i, sinfo in enumerate(sinfos)]
         outs = te_func(*placeholders, **kwargs)
         multi = isinstance(outs, (list, tuple))
         outs = list(outs) if multi else [outs]

@@ -24,6 +24,7 @@ from ... import tir
 from .. import expr as _expr
 from .. import op as _op
 from ..expr_functor import ExprMutator, key
+from .lowering_common import op_name
 
 _TO_LAST = [0, 2, 3, 1]  # NCHW -> NHWC
 _TO_FIRST = [0, 3, 1, 2]  # NHWC -> NCHW
@@ -37,7 +38,7 @@ _POOLS = {"relax.nn.max_pool2d", "relax.nn.avg_pool2d", "relax.nn.adaptive_avg_p
 
 
 def _op_name(e):
-    return str(e.op.name) if isinstance(e, _expr.Call) and isinstance(e.op, _expr.Op) else None
+    return op_name(e)
 
 
 def _attr(call, name, default=None):
@@ -58,8 +59,7 @@ class _Converter(ExprMutator):
     def visit_function(self, name, func):
         body = func.body
         blocks = body.blocks if isinstance(body, _expr.SeqExpr) else []
-        if not any(isinstance(b.value, _expr.Call) and isinstance(b.value.op, _expr.Op) and
-                   str(b.value.op.name) == "relax.nn.conv2d" for block in blocks for b in block.bindings):
+        if not any(op_name(b.value) == "relax.nn.conv2d" for block in blocks for b in block.bindings):
             return func  # no convolution, nothing to convert: not rebuilt
         self._last = {}   # key(original var) -> its value in the desired layout (new var)
         self._first = {}  # key(original var) -> its NCHW copy, once made

@@ -19,6 +19,7 @@ import numpy as np
 from .. import expr as _expr
 from .. import op as _op
 from ..expr_functor import ExprMutator, ExprVisitor, key, module_pass
+from .lowering_common import op_name
 
 
 class _UseCount(ExprVisitor):
@@ -102,15 +103,15 @@ class _Folder(ExprMutator):
         return new
 
 
-def _calls(func, op_name):
-    """Whether a binding of `func`'s body calls operator `op_name`."""
+def _calls(func, name):
+    """Whether a binding of `func`'s body calls operator `name`."""
     body = func.body
-    return any(_is_op(b.value, op_name) for block in (body.blocks if isinstance(body, _expr.SeqExpr) else [])
+    return any(_is_op(b.value, name) for block in (body.blocks if isinstance(body, _expr.SeqExpr) else [])
                for b in block.bindings)
 
 
 def _is_op(e, name):
-    return isinstance(e, _expr.Call) and isinstance(e.op, _expr.Op) and str(e.op.name) == name
+    return op_name(e) == name
 
 
 def _constant(e, binding_of):

@@ -75,15 +75,18 @@ def _matmul(bb, call):
                           n_out=n_out, primfunc_name_hint="matmul")
     cols = _run_time_pack_cols(call)
     if cols is not None:
-        pad = _rows_tile(call)
-
-        def packed_at_run_time(a, b, out_dtype=None):
-            return matmul_packed.matmul_packed(a, matmul_packed.pack_stage(b, cols), out_dtype=out_dtype,
-                                               pad_rows_to=pad)
-        return bb.call_te(in_float32(packed_at_run_time, res), call.args[0], call.args[1],
-                          out_dtype=None if od is None else str(od), primfunc_name_hint="matmul")
+        return bb.call_te(in_float32(_packed_at_run_time, res), call.args[0], call.args[1],
+                          out_dtype=None if od is None else str(od), cols=cols, pad_rows_to=_rows_tile(call),
+                          primfunc_name_hint="matmul")
     return bb.call_te(in_float32(topi.matmul, res), call.args[0], call.args[1],
                       out_dtype=None if od is None else str(od))
+
+
+def _packed_at_run_time(a, b, out_dtype=None, cols=16, pad_rows_to=None):
+    """a @ b with b packed into `cols`-wide panels inside the kernel (a module-level function,
+    so call_te reuses the kernel of an equal earlier call: BERT's 12 attention products)."""
+    return matmul_packed.matmul_packed(a, matmul_packed.pack_stage(b, cols), out_dtype=out_dtype,
+                                       pad_rows_to=pad_rows_to)
 
 
 _PACKED = ("float32", "int8", "uint8")

@@ -5,11 +5,20 @@ ExprMutator as a module pass that also rewrites function attributes."""
 from .. import expr as _expr
 
 
+_OP_NAMES = {}  # Op handle -> name (Ops are registered once and never freed)
+
+
 def op_name(e):
     """The operator name of a Call of an Op ("relax.call_tir"), else None."""
-    if isinstance(e, _expr.Call) and isinstance(e.op, _expr.Op):
-        return str(e.op.name)
-    return None
+    if not isinstance(e, _expr.Call):
+        return None
+    op = e.op
+    if not isinstance(op, _expr.Op):
+        return None
+    name = _OP_NAMES.get(op._h)
+    if name is None:
+        name = _OP_NAMES[op._h] = str(op.name)
+    return name
 
 
 def void_sinfo():
