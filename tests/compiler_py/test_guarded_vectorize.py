@@ -12,13 +12,14 @@ import tvm
 from tvm import te, tir
 
 
-def _scaled_copy(n, width):
-    """b[i] = a[i] * 2 + 1 over n points, the loop split by `width` (the inner part vectorized,
-    the split's tail guarded by `i < n`)."""
-    a = te.placeholder((n,), "float32", name="a")
-    b = te.compute((n,), lambda i: a[i] * 2.0 + 1.0, name="b")
+def _scaled_copy(n, width, rows=None):
+    """b[i] = a[i] * 2 + 1 over n points (or b[r, i] over `rows` rows of n), the last loop
+    split by `width` (the inner part vectorized, the split's tail guarded by `i < n`)."""
+    shape = (n,) if rows is None else (rows, n)
+    a = te.placeholder(shape, "float32", name="a")
+    b = te.compute(shape, lambda *idx: a[idx] * 2.0 + 1.0, name="b")
     sch = tir.Schedule(te.create_prim_func([a, b]))
-    (loop,) = sch.get_loops(sch.get_block("b"))
+    loop = sch.get_loops(sch.get_block("b"))[-1]
     _, inner = sch.split(loop, [None, width])
     sch.vectorize(inner)
     return sch.mod["main"]
@@ -92,18 +93,6 @@ def test_clamped_loads_are_whole_vectors_where_lanes_agree(c, extra, width, seed
     np.testing.assert_array_equal(out.numpy(), want)
 
 
-def _rows_copy(rows, n, width):
-    """b[r, i] = a[r, i] * 2 + 1 over n columns, the column loop split by `width` >= n (one
-    panel: the split's outer loop has one iteration), the inner part vectorized."""
-    a = te.placeholder((rows, n), "float32", name="a")
-    b = te.compute((rows, n), lambda r, i: a[r, i] * 2.0 + 1.0, name="b")
-    sch = tir.Schedule(te.create_prim_func([a, b]))
-    _, loop = sch.get_loops(sch.get_block("b"))
-    _, inner = sch.split(loop, [None, width])
-    sch.vectorize(inner)
-    return sch.mod["main"]
-
-
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(1, 5), n=st.integers(1, 31), width=st.sampled_from([8, 16, 32]),
        seed=st.integers(0, 2**16))
@@ -114,7 +103,7 @@ def test_guard_failing_on_the_last_lanes_stores_the_valid_prefix_as_one_vector(r
     store past them would show under --config=asan)."""
     if n >= width:
         n = width - 1
-    func = _rows_copy(rows, n, width)
+    func = _scaled_copy(n, width, rows)
     lowered = str(tvm.lower(func))
     if n > 1:
         assert "T.Ramp(" in lowered and ", %d)" % n in lowered and "if " not in lowered, lowered

@@ -288,6 +288,21 @@ def _compile_in_parts(texts, triple, tm):
     return _join_objects(objects, irs, triple, tm), irs, first
 
 
+def _ir_texts(mod, target):
+    """(triple, LLVM IR text of `mod`, target machine, the texts of its parts or None when it
+    is compiled whole): what every CPU build starts from."""
+    triple = target.mtriple or host_triple()
+    with timed_phase("codegen.LLVMText"):
+        ir = _api("codegen.LLVMText")(mod, triple, target.fast_math_flags)
+    tm = target_machine(target)
+    parts = _parallel_parts(mod, ir)
+    if parts is None:
+        return triple, ir, tm, None
+    with timed_phase("codegen.LLVMText (parts)"):
+        texts = [_api("codegen.LLVMText")(part, triple, target.fast_math_flags) for part in parts]
+    return triple, ir, tm, texts
+
+
 class EarlyHostBuild:
     """LLVM's work on a lowered host module started now and joined by `finish`, so that it
     runs while the caller goes on (relax.build's Relax passes after the kernels are
@@ -301,15 +316,8 @@ class EarlyHostBuild:
         llvm()
         self.mod = mod
         self.target = target
-        self.triple = target.mtriple or host_triple()
-        with timed_phase("codegen.LLVMText"):
-            self.llvm_ir = _api("codegen.LLVMText")(mod, self.triple, target.fast_math_flags)
-        self.tm = target_machine(target)
-        parts = _parallel_parts(mod, self.llvm_ir)
-        texts = [self.llvm_ir]
-        if parts is not None:
-            with timed_phase("codegen.LLVMText (parts)"):
-                texts = [_api("codegen.LLVMText")(part, self.triple, target.fast_math_flags) for part in parts]
+        self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target)
+        texts = texts or [self.llvm_ir]
         self._workers = _start_worker_compiles(texts[1:], self.tm)
         self._first = {}
         self._thread = threading.Thread(target=self._compile_first, args=(texts[0],), daemon=True)
@@ -389,15 +397,9 @@ class LLVMBuild:
     def __init__(self, mod, target):
         self.target = target
         self.ir_module = mod
-        self.triple = target.mtriple or host_triple()
-        with timed_phase("codegen.LLVMText"):
-            self.llvm_ir = _api("codegen.LLVMText")(mod, self.triple, target.fast_math_flags)
-        self.tm = target_machine(target)
+        self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target)
         self._part_irs = None  # the optimised IR of each part, when compiled in parts
-        parts = _parallel_parts(mod, self.llvm_ir)
-        if parts is not None:
-            with timed_phase("codegen.LLVMText (parts)"):
-                texts = [_api("codegen.LLVMText")(part, self.triple, target.fast_math_flags) for part in parts]
+        if texts is not None:
             with timed_phase("llvm.compile_in_parts"):
                 self.object, self._part_irs, llmod = _compile_in_parts(texts, self.triple, self.tm)
             self.optimized_ir = "\n".join(self._part_irs)  # for reading: one module per part
