@@ -234,3 +234,40 @@ def test_a_kernel_changed_after_the_early_start_is_built_as_it_ends(tmp_path):
     ex.export_library(path)
     loaded = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu())["main"](x).numpy()
     np.testing.assert_array_equal(loaded, relax.VirtualMachine(plain, tvm.cpu())["main"](x).numpy())
+
+
+def test_the_loaded_library_is_linked_by_ld_else_by_the_c_compiler(monkeypatch):
+    """LLVMBuild.load links its temporary library with the system `ld` directly (a third of
+    the gcc driver's time); a missing or failing ld falls back to the C compiler's link, and a
+    user's $CC is always used as it is. Each way the kernels compute the same."""
+    import shutil
+    import subprocess
+
+    mod = _program([16, 24, 8], 3)
+    x = tvm.runtime.tensor(np.ones((3, 16), "float32"))
+    calls = []
+    real_run = subprocess.run
+
+    def run(cmd, *args, **kwargs):
+        calls.append(os.path.basename(str(cmd[0])))
+        return real_run(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(llvm_backend.subprocess, "run", run)
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("TVM_LLVM_PARALLEL", "0")
+    want = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())["main"](x).numpy()
+    assert calls == (["ld"] if shutil.which("ld") else [])
+    calls.clear()
+    monkeypatch.setattr(llvm_backend, "_system_ld", lambda: "/nonexistent/ld")
+    got = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())["main"](x).numpy()
+    assert calls[0] == "ld" and len(calls) == 2  # ld tried (OSError), then the C compiler's link
+    np.testing.assert_array_equal(got, want)
+    monkeypatch.undo()
+    monkeypatch.setenv("CC", shutil.which("cc") or "gcc")
+    monkeypatch.setenv("TVM_LLVM_PARALLEL", "0")
+    assert llvm_backend._system_ld() is None
+    monkeypatch.setattr(llvm_backend.subprocess, "run", run)
+    calls.clear()
+    got = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())["main"](x).numpy()
+    assert "ld" not in calls and len(calls) == 1  # the user's compiler only
+    np.testing.assert_array_equal(got, want)

@@ -135,11 +135,32 @@ def _cores():
         return os.cpu_count() or 1
 
 
+def _system_ld():
+    """The system linker when it is the one the host's C compiler drives (no $CC of the
+    user's), else None: called directly it links in a third of the time (the gcc driver and
+    collect2 cost ~10 ms a link)."""
+    if os.environ.get("CC"):
+        return None
+    return shutil.which("ld")
+
+
+def _ld_shared(file_name, files, **kwargs):  # noqa: ARG001 - export_library's fcompile shape
+    """export_library's fcompile for LLVMBuild.load's temporary library: `ld -shared` with what
+    the default link names (the runtime libraries, libm). Raises CalledProcessError when ld
+    fails (load then links with the C compiler)."""
+    from ..runtime.executable import _lib_dirs
+
+    cmd = [_system_ld(), "-shared", "--eh-frame-hdr", "-o", file_name] + list(files)
+    cmd += ["-L" + d for d in _lib_dirs()] + ["-ltvm_runtime", "-ltvm_ffi", "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True)
+
+
 def _relocatable_link(objects):
-    """One object file (bytes) of several, by a relocatable link (`cc -r`); None without a
-    C compiler."""
+    """One object file (bytes) of several, by a relocatable link (`ld -r`, or `cc -r` when the
+    user names a C compiler); None without either."""
+    ld = _system_ld()
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
+    if ld is None and cc is None:
         return None
     tmpdir = tempfile.mkdtemp(prefix="tvm_parts_")
     try:
@@ -149,7 +170,8 @@ def _relocatable_link(objects):
             with open(paths[-1], "wb") as f:
                 f.write(obj)
         out = os.path.join(tmpdir, "whole.o")
-        done = subprocess.run([cc, "-r", "-nostdlib", "-o", out] + paths, capture_output=True)
+        cmd = [ld, "-r", "-o", out] if ld is not None else [cc, "-r", "-nostdlib", "-o", out]
+        done = subprocess.run(cmd + paths, capture_output=True)
         if done.returncode != 0:
             return None
         with open(out, "rb") as f:
@@ -439,7 +461,15 @@ class LLVMBuild:
         try:
             path = os.path.join(tmpdir, "lib.so")
             with timed_phase("link.shared_library"):
-                Executable(self.module).export_library(path)
+                linked = False
+                if _system_ld() is not None:
+                    try:
+                        Executable(self.module).export_library(path, fcompile=_ld_shared)
+                        linked = True
+                    except (OSError, subprocess.CalledProcessError):
+                        pass  # the C compiler's link below
+                if not linked:
+                    Executable(self.module).export_library(path)
             with timed_phase("link.load"):
                 self.lib = tvm_ffi.load_module(path)  # kept alive by tvm_ffi: the file may go
         finally:
