@@ -201,8 +201,11 @@ class _MappingMixin:
         return value
 
     def items(self):
+        n = len(self)
+        if n == 0:
+            return  # most maps read are empty (a call's attrs): no iterator made
         functor = getattr(_ffi_api, self._iter)(self)
-        for _ in range(len(self)):
+        for _ in range(n):
             yield functor(0), functor(1)
             functor(2)
 
