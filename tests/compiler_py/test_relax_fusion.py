@@ -378,6 +378,49 @@ def test_row_reductions_read_whole_vectors(op, rows, k, seed):
     np.testing.assert_allclose(default, _ROW_OPS[op][1](data.astype("float64")), rtol=1e-4, atol=1e-5)
 
 
+_ROW_WISE = {
+    "softmax": lambda x, d: R.nn.softmax(x, axis=-1),
+    "layer_norm": lambda x, d: R.nn.layer_norm(x, relax.const(np.linspace(0.5, 2, d, dtype="float32")),
+                                               relax.const(np.linspace(-1, 1, d, dtype="float32")), axes=[-1]),
+    "mean": lambda x, d: R.mean(x, axis=[-1], keepdims=True),
+}
+
+
+def _row_wise_reference(op, a):
+    if op == "softmax":
+        e = np.exp(a - a.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    if op == "mean":
+        return a.mean(-1, keepdims=True)
+    d = a.shape[-1]
+    norm = (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-5)
+    return norm * np.linspace(0.5, 2, d) + np.linspace(-1, 1, d)
+
+
+@settings(max_examples=16, deadline=None)
+@given(op=st.sampled_from(sorted(_ROW_WISE)), rows=st.integers(1, 40), k=st.sampled_from([1, 3, 10, 16, 24, 40, 128]),
+       symbolic=st.booleans(), seed=st.integers(0, 2**16))
+def test_row_wise_kernels_run_as_one_loop_over_the_rows(op, rows, k, symbolic, seed):
+    """Softmax, layer norm and a mean over the last axis: every stage (the reductions and
+    the output) is computed at one loop over the rows (one parallel launch, the row in cache),
+    with static or symbolic rows, and equals numpy and the unscheduled build."""
+    x = relax.Var("x", relax.TensorStructInfo([tir.Var("n", "int64") if symbolic else 3, rows, k], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(_ROW_WISE[op](x, k))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    (kernel,) = [f for name, f in _scheduled(mod).items() if not name.startswith("__vm")]
+    sch = tir.Schedule(kernel)
+    outer = [sch.get(sch.get_loops(b)[0]) for b in sch.get_child_blocks(sch.get_block("root"))]
+    assert len(outer) > 1 and all(loop.same_as(outer[0]) for loop in outer), kernel
+    data = np.random.default_rng(seed).uniform(-3, 3, (3, rows, k)).astype("float32")
+    zero, default = _run_both(mod, data)
+    np.testing.assert_allclose(default, zero, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(default, _row_wise_reference(op, data.astype("float64")), rtol=1e-4, atol=1e-4)
+
+
 def _matmul_of_inputs(m, k, n):
     """main(x: (m, k), y: (k, n)) = x @ y, both operands run-time inputs."""
     x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))

@@ -1,6 +1,9 @@
 """DefaultSchedule: a schedule for every PrimFunc that has none, with no tuning.
 
-Rules, per block, first that applies:
+A kernel whose stages are all row-wise (reductions over the last axis feeding a last
+spatial stage over the same rows: softmax, layer norm) runs as one parallel loop over the
+rows with every stage computed at it (_row_fusion_rule). Otherwise, rules per block, first
+that applies:
   - a reduction over the contiguous last axis of its input (softmax, layer norm, ReduceSum
     over the last axis): vector-width partial results (rfactor) read whole vectors of a row,
     a short step combines them (_row_reduction_rule);
@@ -28,7 +31,7 @@ layers are scheduled and compiled once.
 
 import logging
 
-from ... import tir
+from ... import ir, tir
 from ...ir import IRModule, _api
 from ...target import Target
 
@@ -344,20 +347,7 @@ def _row_reduction_rule(sch, name):
     kinds = [int(iv.kind) == 2 for iv in stmt.iter_vars]
     if kinds.count(True) != 1 or not kinds[-1]:
         raise tir.ScheduleError("not a reduction over the innermost loop alone")
-    k = stmt.iter_vars[-1].var
-    # Every read that depends on k has it as its last index alone (a matmul's B[k, j] does
-    # not: its reduction is the tile rule's), and at least one read does.
-    along = False
-    for r in stmt.reads:
-        uses = [_uses_var(rng.min, k) for rng in r.region]
-        if any(uses[:-1]):
-            raise tir.ScheduleError("the reduction reads across rows")
-        if uses and uses[-1]:
-            if not r.region[-1].min.same_as(k):
-                raise tir.ScheduleError("the reduction does not run along a contiguous axis")
-            along = True
-    if not along:
-        raise tir.ScheduleError("the reduction does not run along a contiguous axis")
+    _check_reduces_along_rows(stmt)
     lanes = (Target.current() or Target("llvm")).fp32_lanes
     ext = _static_extent(sch, loops[-1])
     if not ext or ext % lanes or ext < 2 * lanes:
@@ -371,6 +361,110 @@ def _row_reduction_rule(sch, name):
     _parallel_outer(sch, rf, sch.get_loops(rf)[:len(loops) - 1])
     combine = sch.get_block(name)
     _parallel_outer(sch, combine, sch.get_loops(combine)[:len(loops) - 1])
+
+
+def _check_reduces_along_rows(stmt):
+    """ScheduleError unless every read of the block that depends on its (last) reduction
+    variable k has k as its last index alone (a matmul's B[k, j] does not: its reduction is
+    the tile rule's), and at least one read does."""
+    k = stmt.iter_vars[-1].var
+    along = False
+    for r in stmt.reads:
+        uses = [_uses_var(rng.min, k) for rng in r.region]
+        if any(uses[:-1]):
+            raise tir.ScheduleError("the reduction reads across rows")
+        if uses and uses[-1]:
+            if not r.region[-1].min.same_as(k):
+                raise tir.ScheduleError("the reduction does not run along a contiguous axis")
+            along = True
+    if not along:
+        raise tir.ScheduleError("the reduction does not run along a contiguous axis")
+
+
+def _row_fusion_rule(sch):
+    """A kernel whose stages all work row by row: reductions over the last axis feeding a last
+    spatial stage over the same rows (softmax: max, sum of exponentials, output; layer norm:
+    sum, sum of squares, output). One parallel loop over the rows computes each row whole,
+    every stage at it (compute_at): one launch of the thread pool instead of one per stage
+    (five for a vectorized softmax), the row read while it is in L1, and the per-row results
+    scalars of the loop body. Reductions over whole vectors keep their vector-width partial
+    results (rfactor, as _row_reduction_rule). LLVM also gets one parallel body to compile
+    instead of three to five (the encoder's softmax was its largest kernel to compile).
+    ScheduleError when a stage is anything else (the per-block rules run then)."""
+    blocks = sch.get_child_blocks(sch.get_block("root"))
+    if len(blocks) < 2:
+        raise tir.ScheduleError("a single stage")
+    *producers, out = blocks
+    # the rows: the reductions' spatial axes (all the same), which the last stage's first
+    # loops run over; the last stage may have one loop more (the row's elements) or none
+    # (a mean with keepdims: one value a row)
+    n_rows = None
+    for block in producers:
+        stmt = sch.get(block)
+        kinds = [int(iv.kind) for iv in stmt.iter_vars]
+        if len(sch.get_loops(block)) != len(kinds) or kinds[-1:] != [2] or any(kinds[:-1]):
+            raise tir.ScheduleError("a stage is not a reduction over the last axis alone")
+        if n_rows not in (None, len(kinds) - 1):
+            raise tir.ScheduleError("stages over different rows")
+        _check_reduces_along_rows(stmt)
+        n_rows = len(kinds) - 1
+    out_loops = sch.get_loops(out)
+    out_stmt = sch.get(out)
+    if not n_rows or len(out_loops) not in (n_rows, n_rows + 1) \
+            or len(out_stmt.iter_vars) != len(out_loops) or any(int(iv.kind) for iv in out_stmt.iter_vars):
+        raise tir.ScheduleError("the last stage is not a plain spatial nest over the rows")
+    row_exts = [sch.get(loop).extent for loop in out_loops[:n_rows]]
+    for block in producers:
+        stmt = sch.get(block)
+        if not all(ir.structural_equal(sch.get(loop).extent, ext)
+                   for loop, ext in zip(sch.get_loops(block), row_exts)):
+            raise tir.ScheduleError("a stage runs over other rows")
+        if len(stmt.writes) != 1 or not _indexed_by(stmt.writes[0], stmt.iter_vars[:-1]):
+            raise tir.ScheduleError("a stage writes more than one value a row")
+    # every later stage reads a stage's result at its own row (softmax over axis 0 reads
+    # column j's maximum from every row i: not row-wise)
+    stages = producers + [out]
+    for i, block in enumerate(producers):
+        buf = sch.get(block).writes[0].buffer
+        for later in stages[i + 1:]:
+            stmt = sch.get(later)
+            for region in stmt.reads:
+                if region.buffer.same_as(buf) and not _indexed_by(region, stmt.iter_vars[:n_rows]):
+                    raise tir.ScheduleError("a stage reads another row's result")
+    lanes = (Target.current() or Target("llvm")).fp32_lanes
+    rows = sch.fuse(*out_loops[:n_rows]) if n_rows > 1 else out_loops[0]
+    if len(out_loops) > n_rows:
+        inner_ext = _static_extent(sch, out_loops[-1])
+        width = next((w for w in (lanes, lanes // 2) if w >= 4 and inner_ext and inner_ext % w == 0), None)
+        if width:
+            sch.vectorize(sch.split(out_loops[-1], [None, width])[1])
+    for block in reversed(producers):
+        sch.compute_at(block, rows)
+        inner = sch.get_loops(block)[1:]
+        if not inner:
+            continue  # a reduction over one element: compute_at left no loop
+        if len(inner) != 1:
+            raise tir.ScheduleError("a stage is computed over more than its row")
+        (k,) = inner
+        ext = _static_extent(sch, k)
+        if ext and ext % lanes == 0 and ext >= 2 * lanes:
+            _, ki = sch.split(k, [None, lanes])
+            rf = sch.rfactor(ki, n_rows)
+            ko = sch.get_loops(rf)[1]
+            init = sch.decompose_reduction(rf, ko)
+            sch.vectorize(sch.get_loops(rf)[-1])
+            sch.vectorize(sch.get_loops(init)[-1])
+        else:
+            sch.decompose_reduction(block, k)  # the init before the loop (see _hoist_init)
+    if _total_iterations(sch, sch.get_loops(out)) >= _MIN_PARALLEL_WORK:
+        sch.parallel(rows)
+
+
+def _indexed_by(region, iter_vars):
+    """True when a buffer region is one element at exactly these iter vars, in order."""
+    return len(region.region) == len(iter_vars) and all(
+        rng.min.same_as(iv.var) and isinstance(rng.extent, tir.IntImm) and int(rng.extent) == 1
+        for rng, iv in zip(region.region, iter_vars))
 
 
 def _is_product(block):
@@ -547,6 +641,12 @@ def _schedule(func, name_hint=None, rows_at_run_time=None):
         return func
     if len(sch.get_child_blocks(sch.get_block("root"))) > 1:
         _inline_elementwise(sch)
+        trial = tir.Schedule(sch.mod)
+        try:
+            _row_fusion_rule(trial)
+            return trial.mod["main"] if "main" in trial.mod else list(trial.mod.functions.values())[0]
+        except tir.ScheduleError:
+            pass
     for block in sch.get_child_blocks(sch.get_block("root")):
         name = str(block)  # a BlockRV is the block's name
         if name not in [str(b) for b in sch.get_child_blocks(sch.get_block("root"))]:

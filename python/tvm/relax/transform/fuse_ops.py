@@ -7,7 +7,8 @@ an elementwise or broadcast call joins the group that produced one of its argume
 that value has no other use, is the group's latest member, and the group's anchor is
 elementwise, broadcast, injective, a reduction or out-elementwise-fusable (matmul, conv): so
 a matmul or conv takes its bias/normalization/activation epilogue, and elementwise chains
-become one. An injective call of one tensor (reshape, transpose) joins the same way a group
+become one. Of several such groups, a matmul's / conv's / reduction's is taken, else the
+latest. An injective call of one tensor (reshape, transpose) joins the same way a group
 whose anchor is elementwise, broadcast or injective: data movement chains become one. A group holds at most MAX_GROUP calls and has one output (its last binding).
 Calls of PrimFuncs without a pattern, and opaque ones (softmax, layer norm as one function),
 stay alone.
@@ -65,8 +66,11 @@ def _groups(mod_funcs, block, counts):
                     if g["anchor"] in anchors and len(g["members"]) < MAX_GROUP \
                             and block.bindings[g["members"][-1]].var.same_as(a):
                         cands.add(owner[_key(a)])
-            if len(cands) == 1:
-                joined = cands.pop()
+            if cands:
+                # Several producers could take it (a mask add after an attention matmul,
+                # whose mask comes from an elementwise group of its own): the matmul's or
+                # conv's group, whose write-back it becomes, else the latest producer.
+                joined = max(cands, key=lambda g: (groups[g]["anchor"] in (3, 4), groups[g]["members"][-1]))
         if joined is None:
             groups.append({"members": [i], "anchor": p})
             if p is not None:
