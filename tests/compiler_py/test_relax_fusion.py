@@ -186,6 +186,34 @@ def build_graph(rows, cols, steps, unary, seed):
     return bb.get(), (lambda v: np.tanh(ref[-1](v)))
 
 
+@settings(max_examples=8, deadline=None)
+@given(rows=st.integers(1, 20), k=st.integers(1, 40), n=st.sampled_from([5, 16, 48]), seed=st.integers(0, 2**16))
+def test_add_of_two_groups_joins_the_matmul(rows, k, n, seed):
+    """scores = x @ w, mask = (1 - m) * -1e4 (an elementwise group of its own), scores + mask:
+    the add could join either producer; it joins the matmul's group (its write-back), as in
+    an attention block, leaving two kernels, and computes what numpy does."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((k, n)).astype("float32")
+    x = relax.Var("x", relax.TensorStructInfo([rows, k], "float32"))
+    m = relax.Var("m", relax.TensorStructInfo([n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, m]):
+        with bb.dataflow():
+            scores = bb.emit(R.matmul(x, relax.const(w)))
+            mask = bb.emit(R.multiply(R.subtract(relax.const(np.float32(1)), m), relax.const(np.float32(-1e4))))
+            out = bb.emit_output(R.add(scores, mask))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    fused = tvm.transform.Sequential(FUSION)(mod)
+    names = sorted(prim_funcs(fused))
+    assert len(names) == 2 and any("matmul" in name and "add" in name for name in names), names
+    xv = rng.standard_normal((rows, k)).astype("float32")
+    mv = (rng.uniform(0, 1, n) > 0.5).astype("float32")
+    zero, default = _run_both(mod, xv, mv)
+    np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(default, xv.astype("float64") @ w + (1 - mv) * -1e4, rtol=1e-4, atol=1e-2)
+
+
 @settings(max_examples=20, deadline=None)
 @given(graphs())
 def test_fused_build_equals_unfused(g):
