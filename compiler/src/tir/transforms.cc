@@ -126,6 +126,21 @@ bool VectorizableCall(const std::string& op) {
   return false;
 }
 
+/*! \brief Whether base + s * i, i in [0, lanes), lies within one multiple of c for every
+ * value of base (its modular set: base = coeff * k + r). */
+bool NoLaneCrosses(const PrimExpr& base, int64_t s, int64_t lanes, int64_t c) {
+  arith::ModularSet m = arith::EvalModularSet(base, arith::VarBounds());
+  int64_t span = s * (lanes - 1);
+  int64_t coeff = m.coeff < 0 ? -m.coeff : m.coeff;
+  if (coeff == 0) {  // a constant base
+    int64_t r = ((m.base % c) + c) % c;
+    return r + span < c;
+  }
+  if (coeff % c == 0) return (((m.base % c) + c) % c) + span < c;  // base mod c is fixed
+  if (c % coeff == 0) return (((m.base % coeff) + coeff) % coeff) + span < coeff;
+  return false;
+}
+
 /*! \brief Rewrites one loop body with the loop var replaced by Ramp(min, 1, lanes). */
 class Vectorizer : public ExprMutator {
  public:
@@ -235,10 +250,35 @@ class Vectorizer : public ExprMutator {
   int lanes_;
 
   PrimExpr Binary(const std::string& key, PrimExpr a, PrimExpr b) {
+    // A broadcast operand is its scalar: every lane the same value (a floordiv that does
+    // not cross a boundary, below, times a row stride stays a broadcast, and a broadcast
+    // plus a Ramp a Ramp: a transpose's source index stays contiguous, not a gather).
+    int64_t bcast = 0;
+    if (auto* n = a.as<BroadcastNode>()) bcast = n->lanes, a = n->value;
+    if (auto* n = b.as<BroadcastNode>()) {
+      if (bcast != 0 && bcast != n->lanes) throw CannotVectorize();
+      bcast = n->lanes, b = n->value;
+    }
     int la = a.dtype().lanes, lb = b.dtype().lanes;
-    if (la == 1 && lb == 1) return MakeBinary(key, a, b);
+    if (bcast != 0 && std::max(la, lb) > 1 && std::max(la, lb) != bcast) throw CannotVectorize();
+    if (la == 1 && lb == 1) {
+      PrimExpr x = MakeBinary(key, a, b);
+      return bcast ? MakeBroadcast(x, bcast) : x;
+    }
     const RampNode* ra = a.as<RampNode>();
     const RampNode* rb = b.as<RampNode>();
+    if ((key == "tir.FloorDiv" || key == "tir.FloorMod") && ra && lb == 1) {
+      // Ramp(base, s, L) by a constant c: when no lane crosses a multiple of c (base's
+      // residue mod c, at its largest, plus s * (L - 1) stays below c), the quotient is
+      // the same in every lane and the remainder a Ramp. TIR's reshapes and transposes
+      // split a contiguous axis this way (x // 64, x % 64 over 16 lanes of x).
+      auto* c = b.as<IntImmNode>();
+      auto* s = ra->stride.as<IntImmNode>();
+      if (c && s && c->value > 0 && s->value >= 0 && NoLaneCrosses(ra->base, s->value, ra->lanes, c->value)) {
+        if (key == "tir.FloorDiv") return MakeBroadcast(MakeBinary(key, ra->base, b), ra->lanes);
+        return MakeRamp(MakeBinary(key, ra->base, b), ra->stride, ra->lanes);
+      }
+    }
     if (key == "tir.Add" || key == "tir.Sub") {
       if (ra && lb == 1) return MakeRamp(MakeBinary(key, ra->base, b), ra->stride, ra->lanes);
       if (rb && la == 1 && key == "tir.Add") return MakeRamp(MakeBinary(key, a, rb->base), rb->stride, rb->lanes);
