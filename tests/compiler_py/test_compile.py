@@ -236,6 +236,27 @@ def test_parallel_loop_uses_backend_parallel_launch():
         np.testing.assert_allclose(b, a * 2 + np.arange(rows, dtype="float32")[:, None], rtol=1e-6)
 
 
+def test_parallel_body_reusing_an_earlier_loops_var_does_not_capture_it():
+    """if n <= 2: a serial loop over j, else: a parallel loop whose body loops over the same
+    Var j (a kernel's two variants scheduled from one function share their loop vars): j is
+    the body's own, not a value to pass in the closure (the serial loop's j, in the other
+    branch, does not dominate the launch: LLVM rejected the module)."""
+    n = tir.Var("n", "int32")
+    A = tir.decl_buffer((n, 8), "float32", "A")
+    B = tir.decl_buffer((n, 8), "float32", "B")
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    few = tir.For(i, 0, n, tir.ForKind.SERIAL,
+                  tir.For(j, 0, 8, tir.ForKind.SERIAL, tir.BufferStore(B, A[i, j] + 1.0, [i, j])))
+    inner = tir.For(j, 0, 8, tir.ForKind.SERIAL, tir.BufferStore(B, A[i, j] * 2.0, [i, j]))
+    body = tir.IfThenElse(n <= 2, few, tir.For(i, 0, n, tir.ForKind.PARALLEL, inner))
+    mod = tvm_compile(tir.PrimFunc([A, B], body).with_attr("global_symbol", "reuse"))
+    for rows in (1, 2, 3, 50):
+        a = np.random.rand(rows, 8).astype("float32")
+        b = np.zeros_like(a)
+        mod["reuse"](a, b)
+        np.testing.assert_allclose(b, a + 1 if rows <= 2 else a * 2, rtol=1e-6)
+
+
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(0, 300), threads=st.integers(1, 5), start=st.integers(-3, 3))
 def test_parallel_chunks_cover_every_iteration_once(rows, threads, start):

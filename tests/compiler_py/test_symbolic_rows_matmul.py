@@ -8,7 +8,7 @@ unscheduled build and numpy."""
 import re
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tvm
@@ -41,6 +41,7 @@ def _kernel_text(mod):
 @settings(max_examples=4, deadline=None)
 @given(k=st.sampled_from([3, 16, 37, 64]), n=st.sampled_from([10, 16, 48, 64, 200]),
        batches=st.lists(st.integers(1, 20), min_size=3, max_size=6), seed=st.integers(0, 2**16))
+@example(k=512, n=10, batches=[3, 8, 17], seed=0)  # the MLP's classifier: one column strip
 def test_one_module_serves_every_batch(k, n, batches, seed):
     """The kernel branches on the row count (one or two rows: a serial loop over the real
     rows, not the padded ones); compiled once, it equals the unscheduled build and numpy at

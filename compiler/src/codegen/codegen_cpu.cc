@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <iterator>
 #include <sstream>
+#include <unordered_set>
 
 #include "../support/registry.h"
 #include "tensor_arg_check.h"
@@ -36,6 +37,27 @@ void CollectVars(const Any& v, std::unordered_map<const Object*, int>* out) {
   const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
   if (fields == nullptr) return;
   for (const ir::FieldEntry& f : *fields) CollectVars(ir::ReadField(o, f), out);
+}
+
+/*! \brief The Vars that `v` binds itself (loop vars, let vars, allocations' data vars): a
+ * parallel body's closure must not capture them, even when codegen still has a value for the
+ * same Var from an earlier loop (a function whose two variants reuse their loop vars: the
+ * value would not dominate the launch). */
+void CollectBoundVars(const Any& v, std::unordered_set<const Object*>* out) {
+  int32_t ti = v.type_index();
+  if (ti < kTVMFFIStaticObjectBegin) return;
+  const Object* o = static_cast<const Object*>(static_cast<const void*>(v.raw()->v_obj));
+  if (ti == kTVMFFIArray) {
+    for (const Any& e : v.cast<Array<Any>>()) CollectBoundVars(e, out);
+    return;
+  }
+  if (ti == ForNode::RuntimeTypeIndex()) out->insert(static_cast<const ForNode*>(o)->loop_var.get());
+  if (ti == LetStmtNode::RuntimeTypeIndex()) out->insert(static_cast<const LetStmtNode*>(o)->var.get());
+  if (ti == LetNode::RuntimeTypeIndex()) out->insert(static_cast<const LetNode*>(o)->var.get());
+  if (ti == AllocateNode::RuntimeTypeIndex()) out->insert(static_cast<const AllocateNode*>(o)->buffer->data.get());
+  const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
+  if (fields == nullptr) return;
+  for (const ir::FieldEntry& f : *fields) CollectBoundVars(ir::ReadField(o, f), out);
 }
 
 /*! \brief " flag1 flag2" from "flag1,flag2" after checking each is an LLVM fast-math flag. */
@@ -118,6 +140,8 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   Declare("TVMBackendParallelLaunch", "declare i32 @TVMBackendParallelLaunch(ptr, ptr, i32)");
   std::unordered_map<const Object*, int> used;
   CollectVars(Any(n->body), &used);
+  std::unordered_set<const Object*> bound;
+  CollectBoundVars(Any(n->body), &bound);
   // Closure slots in first-use order (iterating `used` would order them by address, which
   // differs from run to run, and so would the generated code).
   std::vector<std::pair<int, const Object*>> order;
@@ -126,7 +150,7 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   std::vector<std::pair<const Object*, Val>> caps;
   for (const auto& [first_use, var] : order) {
     auto it = vars_.find(var);
-    if (it != vars_.end() && var != n->loop_var.get()) caps.emplace_back(var, it->second);
+    if (it != vars_.end() && var != n->loop_var.get() && !bound.count(var)) caps.emplace_back(var, it->second);
   }
   size_t nslots = caps.size() + 3;  // begin, extent, the captured values, the chunk counter
   std::string cdata = "%" + Label("closure");

@@ -184,7 +184,9 @@ def _tile_rule(sch, block, rows=None, cols=None, rows_at_run_time=None):
         par_loops = [second]  # the strips; the row loop stays serial, outermost
         rows_at_run_time.row_loop = sch.get(first).loop_var
     par = sch.fuse(*par_loops) if len(par_loops) > 1 else par_loops[0]
-    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK:
+    # (one strip of columns, the MLP's 10 outputs at batch 1: no task for a second thread,
+    # and a parallel loop would still launch the pool)
+    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK and _static_extent(sch, par) != 1:
         sch.parallel(par)
     sch.unroll(ii)
     if few and cols > 16:
