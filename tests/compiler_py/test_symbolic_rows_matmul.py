@@ -1,7 +1,8 @@
 """Products with a symbolic row count (a dynamic batch: an MLP or a classifier exported with
 batch "N") under the default pipeline. Their rows are padded to the register tile at
-legalization, so the tiled kernel computes six rows even at batch 1; DefaultSchedule adds a
-one-row variant chosen at run time for one or two rows (default_schedule._schedule_kernel).
+legalization, so the tiled kernel computes six (AVX2) or eight (AVX-512) rows even at
+batch 1; DefaultSchedule adds a one-row variant chosen at run time for one or two rows
+(default_schedule._schedule_kernel).
 One compiled module is run at many batch sizes, both branches and every tail, against the
 unscheduled build and numpy."""
 
