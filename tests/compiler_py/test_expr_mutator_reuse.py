@@ -1,5 +1,7 @@
 """relax.expr_functor.ExprMutator keeps a binding whose value it left unchanged (TVM's
-ExprMutator re-emits it as it is): same variable, no re-normalization. The module it builds
+ExprMutator re-emits it as it is): same variable, no re-normalization; a binding given a
+new value of the same struct info keeps its variable too (TVM's ReEmitBinding), one of
+other struct info gets a new variable, which later uses read. The module it builds
 must be the one a mutator that re-emitted every binding builds: structurally equal, for any
 program and any set of rewritten bindings (hypothesis), including the variable kinds that
 change scope (dataflow -> not) and match_casts."""
@@ -89,8 +91,11 @@ def test_unchanged_bindings_keep_their_variables_changed_ones_do_not():
     new_mod = _Swap(mod, {1}).transform_module()
     new = [b.var for b in new_mod["main"].body.blocks[0].bindings]
     assert new[0].same_as(old[0])            # untouched
-    assert not new[1].same_as(old[1])        # rewritten: a new variable
-    assert not new[2].same_as(old[2])        # its argument changed: rebuilt
+    # rewritten with the same struct info: the variable is kept (TVM's ReEmitBinding), so the
+    # binding reading it is unchanged and kept as it is
+    assert new[1].same_as(old[1]) and "subtract" in str(new_mod["main"].body.blocks[0].bindings[1].value)
+    assert new[2].same_as(old[2]) and new_mod["main"].body.blocks[0].bindings[2].same_as(
+        mod["main"].body.blocks[0].bindings[2])
     same = ExprMutator(mod).transform_module()
     assert all(u.same_as(v) for u, v in zip(old, [b.var for b in same["main"].body.blocks[0].bindings]))
     lowered = relax.transform.ToNonDataflow()(mod)
@@ -104,3 +109,36 @@ def test_unchanged_bindings_keep_their_variables_changed_ones_do_not():
     t3 = t2 + t1
     np.testing.assert_allclose(out[0].numpy(), t3, rtol=1e-6)
     np.testing.assert_allclose(out[1].numpy(), t2, rtol=1e-6)
+
+
+class _Concat(ExprMutator):
+    """x + x becomes concat([x, x]): a value of another shape."""
+
+    def visit_call_(self, call):
+        call = super().visit_call_(call)
+        if "add" in str(call.op.name):
+            return relax.op.concat([call.args[0], call.args[1]], axis=0)
+        return call
+
+
+def test_a_value_of_other_struct_info_gets_a_new_variable_and_its_readers_follow():
+    """lv = x + x; gv = sum(lv): lv rewritten to a (2n,) concat needs a new variable (its
+    struct info changed); sum reads the new one, and keeps its own variable (a scalar
+    either way). The build computes the rewritten program."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.add(x, x))
+            gv = bb.emit_output(relax.op.sum(lv))
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    old = mod["main"].body.blocks[0].bindings
+    new_mod = _Concat(mod).transform_module()
+    new = new_mod["main"].body.blocks[0].bindings
+    assert not new[0].var.same_as(old[0].var)
+    assert [int(d) for d in new[0].var.struct_info.shape] == [8]
+    assert new[1].var.same_as(old[1].var) and new[1].value.args[0].same_as(new[0].var)
+    xv = np.linspace(-1, 1, 4, dtype="float32")
+    vm = relax.VirtualMachine(relax.build(new_mod, "llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(xv)).numpy(), 2 * xv.sum(), rtol=1e-6)

@@ -11,6 +11,7 @@ through `var_remap_` (handle -> new expression), which a pass may also fill itse
 dropped in favour of another expression).
 """
 
+from ..ir import structural_equal as _structural_equal
 from .block_builder import BlockBuilder
 from . import expr as _expr
 
@@ -200,10 +201,26 @@ class ExprMutator:
             self._bound[k] = old
             self.var_remap_[k] = var
             return var
+        dataflow = bb._scope.dataflow
+        is_df_var = isinstance(var, _expr.DataflowVar)
+        if not isinstance(b, _expr.MatchCast) and (dataflow or not is_df_var):
+            # A new value whose struct info equals the variable's keeps the variable (TVM's
+            # ReEmitBinding does the same): later uses need no remapping, so the bindings
+            # that read it stay as they are instead of being rebuilt one after another
+            # (LowerRuntimeBuiltin's memory operators rebuilt most of BERT's bindings).
+            expr = bb.normalize(bb._anf(_expr.convert(value)))
+            sinfo = var.struct_info
+            if sinfo.same_as(expr.struct_info) or _structural_equal(sinfo, expr.struct_info):
+                bb._scope.bindings.append(_expr.VarBinding(var, expr))
+                k = key(var)
+                self._bound[k] = expr
+                self.var_remap_[k] = var
+                return var
+            value = expr
         name = str(var.name_hint)
         if isinstance(b, _expr.MatchCast):
             new = bb.match_cast(value, b.struct_info, name)
-        elif bb._scope.dataflow and not isinstance(var, _expr.DataflowVar):
+        elif dataflow and not is_df_var:
             new = bb.emit_output(value, name)
         else:
             new = bb.emit(value, name)
