@@ -20,44 +20,34 @@ namespace tvm {
 namespace codegen {
 namespace {
 
-/*! \brief Collects the Var objects reachable from `v` through reflected fields, numbered in
- * first-use order. */
-void CollectVars(const Any& v, std::unordered_map<const Object*, int>* out) {
+/*!
+ * \brief One walk of `v` through reflected fields: `used` gets the Var objects reachable from
+ * it, numbered in first-use order; `bound` the Vars it binds itself (loop vars, let vars,
+ * allocations' data vars). A parallel body's closure captures used vars that are not bound
+ * in it, even when codegen still holds a value for such a Var from an earlier loop (a
+ * function whose two variants reuse their loop vars: that value would not dominate the
+ * launch).
+ */
+void CollectVars(const Any& v, std::unordered_map<const Object*, int>* used,
+                 std::unordered_set<const Object*>* bound) {
   int32_t ti = v.type_index();
   if (ti < kTVMFFIStaticObjectBegin) return;
   const Object* o = static_cast<const Object*>(static_cast<const void*>(v.raw()->v_obj));
   if (ti == VarNode::RuntimeTypeIndex()) {
-    out->emplace(o, static_cast<int>(out->size()));
+    used->emplace(o, static_cast<int>(used->size()));
     return;
   }
   if (ti == kTVMFFIArray) {
-    for (const Any& e : v.cast<Array<Any>>()) CollectVars(e, out);
+    for (const Any& e : v.cast<Array<Any>>()) CollectVars(e, used, bound);
     return;
   }
+  if (ti == ForNode::RuntimeTypeIndex()) bound->insert(static_cast<const ForNode*>(o)->loop_var.get());
+  if (ti == LetStmtNode::RuntimeTypeIndex()) bound->insert(static_cast<const LetStmtNode*>(o)->var.get());
+  if (ti == LetNode::RuntimeTypeIndex()) bound->insert(static_cast<const LetNode*>(o)->var.get());
+  if (ti == AllocateNode::RuntimeTypeIndex()) bound->insert(static_cast<const AllocateNode*>(o)->buffer->data.get());
   const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
   if (fields == nullptr) return;
-  for (const ir::FieldEntry& f : *fields) CollectVars(ir::ReadField(o, f), out);
-}
-
-/*! \brief The Vars that `v` binds itself (loop vars, let vars, allocations' data vars): a
- * parallel body's closure must not capture them, even when codegen still has a value for the
- * same Var from an earlier loop (a function whose two variants reuse their loop vars: the
- * value would not dominate the launch). */
-void CollectBoundVars(const Any& v, std::unordered_set<const Object*>* out) {
-  int32_t ti = v.type_index();
-  if (ti < kTVMFFIStaticObjectBegin) return;
-  const Object* o = static_cast<const Object*>(static_cast<const void*>(v.raw()->v_obj));
-  if (ti == kTVMFFIArray) {
-    for (const Any& e : v.cast<Array<Any>>()) CollectBoundVars(e, out);
-    return;
-  }
-  if (ti == ForNode::RuntimeTypeIndex()) out->insert(static_cast<const ForNode*>(o)->loop_var.get());
-  if (ti == LetStmtNode::RuntimeTypeIndex()) out->insert(static_cast<const LetStmtNode*>(o)->var.get());
-  if (ti == LetNode::RuntimeTypeIndex()) out->insert(static_cast<const LetNode*>(o)->var.get());
-  if (ti == AllocateNode::RuntimeTypeIndex()) out->insert(static_cast<const AllocateNode*>(o)->buffer->data.get());
-  const std::vector<ir::FieldEntry>* fields = ir::GetFields(ti);
-  if (fields == nullptr) return;
-  for (const ir::FieldEntry& f : *fields) CollectBoundVars(ir::ReadField(o, f), out);
+  for (const ir::FieldEntry& f : *fields) CollectVars(ir::ReadField(o, f), used, bound);
 }
 
 /*! \brief " flag1 flag2" from "flag1,flag2" after checking each is an LLVM fast-math flag. */
@@ -139,9 +129,8 @@ bool CodeGenCPU::ParallelFor(const ForNode* n, const Val& mn, const Val& ext) {
   if (in_parallel_) return false;  // nested: runs serially inside the enclosing task
   Declare("TVMBackendParallelLaunch", "declare i32 @TVMBackendParallelLaunch(ptr, ptr, i32)");
   std::unordered_map<const Object*, int> used;
-  CollectVars(Any(n->body), &used);
   std::unordered_set<const Object*> bound;
-  CollectBoundVars(Any(n->body), &bound);
+  CollectVars(Any(n->body), &used, &bound);
   // Closure slots in first-use order (iterating `used` would order them by address, which
   // differs from run to run, and so would the generated code).
   std::vector<std::pair<int, const Object*>> order;

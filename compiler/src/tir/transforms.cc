@@ -132,12 +132,10 @@ bool NoLaneCrosses(const PrimExpr& base, int64_t s, int64_t lanes, int64_t c) {
   arith::ModularSet m = arith::EvalModularSet(base, arith::VarBounds());
   int64_t span = s * (lanes - 1);
   int64_t coeff = m.coeff < 0 ? -m.coeff : m.coeff;
-  if (coeff == 0) {  // a constant base
-    int64_t r = ((m.base % c) + c) % c;
-    return r + span < c;
-  }
-  if (coeff % c == 0) return (((m.base % c) + c) % c) + span < c;  // base mod c is fixed
-  if (c % coeff == 0) return (((m.base % coeff) + coeff) % coeff) + span < coeff;
+  auto residue = [&](int64_t q) { return ((m.base % q) + q) % q; };
+  // base mod c is fixed (a constant base: coeff 0), or base mod c is at most c - coeff + r
+  if (coeff % c == 0) return residue(c) + span < c;
+  if (c % coeff == 0) return residue(coeff) + span < coeff;
   return false;
 }
 

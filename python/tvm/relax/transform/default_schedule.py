@@ -187,10 +187,7 @@ def _tile_rule(sch, block, rows=None, cols=None, rows_at_run_time=None):
         par_loops = [second]  # the strips; the row loop stays serial, outermost
         rows_at_run_time.row_loop = sch.get(first).loop_var
     par = sch.fuse(*par_loops) if len(par_loops) > 1 else par_loops[0]
-    # (one strip of columns, the MLP's 10 outputs at batch 1: no task for a second thread,
-    # and a parallel loop would still launch the pool)
-    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK and _static_extent(sch, par) != 1:
-        sch.parallel(par)
+    _parallel_if_worth(sch, par, block)
     sch.unroll(ii)
     if few and cols > 16:
         # the weights were packed in 16-column panels for the tiled variant: the strip reads
@@ -357,15 +354,22 @@ def _row_reduction_rule(sch, name):
     ext = _static_extent(sch, loops[-1])
     if not ext or ext % lanes or ext < 2 * lanes:
         raise tir.ScheduleError("the reduced extent is not whole vectors")
-    _, ki = sch.split(loops[-1], [None, lanes])
-    rf = sch.rfactor(ki, len(loops) - 1)
-    rf_loops = sch.get_loops(rf)  # the spatial loops, then k outer, then the partials' loop
-    init = sch.decompose_reduction(rf, rf_loops[-2])
-    sch.vectorize(sch.get_loops(rf)[-1])
-    sch.vectorize(sch.get_loops(init)[-1])
+    rf = _vector_partials(sch, loops[-1], len(loops) - 1, lanes)
     _parallel_outer(sch, rf, sch.get_loops(rf)[:len(loops) - 1])
     combine = sch.get_block(name)
     _parallel_outer(sch, combine, sch.get_loops(combine)[:len(loops) - 1])
+
+
+def _vector_partials(sch, k, factor_axis, lanes):
+    """The reduction loop `k` (static, whole vectors) split into `lanes` partial results
+    (rfactor at factor_axis), computed as vectors with their init before the loop over
+    vectors; returns the partials' block. The original block then combines them."""
+    _, ki = sch.split(k, [None, lanes])
+    rf = sch.rfactor(ki, factor_axis)
+    init = sch.decompose_reduction(rf, sch.get_loops(rf)[-2])  # at the loop over vectors
+    sch.vectorize(sch.get_loops(rf)[-1])
+    sch.vectorize(sch.get_loops(init)[-1])
+    return rf
 
 
 def _check_reduces_along_rows(stmt):
@@ -440,7 +444,7 @@ def _row_fusion_rule(sch):
     rows = sch.fuse(*out_loops[:n_rows]) if n_rows > 1 else out_loops[0]
     if len(out_loops) > n_rows:
         inner_ext = _static_extent(sch, out_loops[-1])
-        width = next((w for w in (lanes, lanes // 2) if w >= 4 and inner_ext and inner_ext % w == 0), None)
+        width = _vector_width(lanes, inner_ext)
         if width:
             sch.vectorize(sch.split(out_loops[-1], [None, width])[1])
     for block in reversed(producers):
@@ -453,16 +457,10 @@ def _row_fusion_rule(sch):
         (k,) = inner
         ext = _static_extent(sch, k)
         if ext and ext % lanes == 0 and ext >= 2 * lanes:
-            _, ki = sch.split(k, [None, lanes])
-            rf = sch.rfactor(ki, n_rows)
-            ko = sch.get_loops(rf)[1]
-            init = sch.decompose_reduction(rf, ko)
-            sch.vectorize(sch.get_loops(rf)[-1])
-            sch.vectorize(sch.get_loops(init)[-1])
+            _vector_partials(sch, k, n_rows, lanes)
         else:
             sch.decompose_reduction(block, k)  # the init before the loop (see _hoist_init)
-    if _total_iterations(sch, sch.get_loops(out)) >= _MIN_PARALLEL_WORK:
-        sch.parallel(rows)
+    _parallel_if_worth(sch, rows, out)
 
 
 def _indexed_by(region, iter_vars):
@@ -649,7 +647,7 @@ def _schedule(func, name_hint=None, rows_at_run_time=None):
         trial = tir.Schedule(sch.mod)
         try:
             _row_fusion_rule(trial)
-            return trial.mod["main"] if "main" in trial.mod else list(trial.mod.functions.values())[0]
+            return _scheduled_func(trial)
         except tir.ScheduleError:
             pass
     for block in sch.get_child_blocks(sch.get_block("root")):
@@ -700,6 +698,10 @@ def _schedule(func, name_hint=None, rows_at_run_time=None):
     if serial and name_hint:
         _LOG.warning("DefaultSchedule: kernel %s stays a serial scalar nest (block %s): no rule "
                      "vectorized or parallelized it", name_hint, ", ".join(serial))
+    return _scheduled_func(sch)
+
+
+def _scheduled_func(sch):
     return sch.mod["main"] if "main" in sch.mod else list(sch.mod.functions.values())[0]
 
 
@@ -754,7 +756,7 @@ def _loop_rule(sch, name):
     spatial = list(loops[:nsp])
     # A row of 8 or 24 floats on an AVX-512 CPU: half-width vectors (still one instruction
     # each) rather than scalar code.
-    width = next((w for w in (lanes, lanes // 2) if w >= 4 and inner_ext and inner_ext % w == 0), None)
+    width = _vector_width(lanes, inner_ext)
     if nsp == len(loops) and width and inner_ext >= width:
         outer, vec = sch.split(spatial[-1], [None, width])
         sch.vectorize(vec)
@@ -762,6 +764,13 @@ def _loop_rule(sch, name):
         if inner_ext == width:
             spatial.pop()  # the outer part has one iteration
     _parallel_outer(sch, block, spatial)
+
+
+def _vector_width(lanes, ext):
+    """The vector width for an innermost loop of static extent `ext` (None: symbolic): the
+    CPU's lanes, or half of them (a row of 8 or 24 floats on AVX-512: still one instruction
+    each), dividing ext; None when neither does."""
+    return next((w for w in (lanes, lanes // 2) if w >= 4 and ext and ext % w == 0), None)
 
 
 def _parallel_outer(sch, block, spatial):
@@ -778,8 +787,15 @@ def _parallel_outer(sch, block, spatial):
     if not par:
         return
     fused = sch.fuse(*par) if len(par) > 1 else par[0]
-    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK:
-        sch.parallel(fused)
+    _parallel_if_worth(sch, fused, block)
+
+
+def _parallel_if_worth(sch, loop, block):
+    """`loop` made parallel when `block`'s nest has _MIN_PARALLEL_WORK iterations and the loop
+    more than one (a loop of one task has nothing for a second thread, and the launch still
+    costs: the one-row variant of a product of one column strip, the MLP's 10 outputs)."""
+    if _total_iterations(sch, sch.get_loops(block)) >= _MIN_PARALLEL_WORK and _static_extent(sch, loop) != 1:
+        sch.parallel(loop)
 
 
 # Below this many innermost iterations (a few microseconds) a nest stays on the calling

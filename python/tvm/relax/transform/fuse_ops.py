@@ -25,6 +25,9 @@ _FUSABLE_ANCHORS = (0, 1, 2, 3, 4)  # elemwise, broadcast, injective, reduce, ou
 # An injective call joins only a group without a reduction: after a conv or matmul it would
 # be a layout change of the tile's output, which the write-back cannot take.
 _INJECTIVE_ANCHORS = (0, 1, 2)
+# Of several groups an elementwise call could join, these anchors' are preferred: it becomes
+# the write-back of a matmul's / conv's tile (or a reduction's epilogue).
+_PREFERRED_ANCHORS = (3, 4)  # reduce, out-ewise-fusable
 
 
 def _callee(mod_funcs, call):
@@ -70,7 +73,8 @@ def _groups(mod_funcs, block, counts):
                 # Several producers could take it (a mask add after an attention matmul,
                 # whose mask comes from an elementwise group of its own): the matmul's or
                 # conv's group, whose write-back it becomes, else the latest producer.
-                joined = max(cands, key=lambda g: (groups[g]["anchor"] in (3, 4), groups[g]["members"][-1]))
+                joined = max(cands, key=lambda g: (groups[g]["anchor"] in _PREFERRED_ANCHORS,
+                                                   groups[g]["members"][-1]))
         if joined is None:
             groups.append({"members": [i], "anchor": p})
             if p is not None:
