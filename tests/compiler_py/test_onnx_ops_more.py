@@ -3,7 +3,6 @@ attributes (hypothesis), each through the onnx backend with every parameter an i
 the op takes it as one."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
