@@ -52,6 +52,18 @@ TEST(Codegen, ElementwiseAndReduce) {
   EXPECT_NE(ll.find("rowsum: argument 0 (A)"), std::string::npos);
   EXPECT_NE(ll.find("%s: dtype is expected to be %s"), std::string::npos);
   EXPECT_NE(ll.find("fadd float"), std::string::npos);
+  // A part of a module compiled in pieces defines the checker for the others (weak_odr hidden)
+  // or declares it; any other mode is refused.
+  auto part = [&](const char* checker) {
+    return Global("codegen.LLVMTextPart")(mod, "x86_64-unknown-linux-gnu", "", checker).cast<std::string>();
+  };
+  std::string defines = part("define"), declares = part("declare");
+  EXPECT_NE(defines.find("define weak_odr hidden ptr @__tvm_check_tensor_arg("), std::string::npos);
+  EXPECT_EQ(declares.find("define weak_odr hidden ptr @__tvm_check_tensor_arg("), std::string::npos);
+  EXPECT_NE(declares.find("declare hidden ptr @__tvm_check_tensor_arg("), std::string::npos);
+  EXPECT_NE(declares.find("call ptr @__tvm_check_tensor_arg("), std::string::npos);
+  EXPECT_EQ(declares.find("%s: dtype is expected to be %s"), std::string::npos);  // its messages stay in the definer
+  EXPECT_THROW(part("internal"), ffi::Error);
 }
 
 }  // namespace

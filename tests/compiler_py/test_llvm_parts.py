@@ -98,6 +98,43 @@ def test_parts_jit(monkeypatch):
         np.testing.assert_array_equal(out, x * scale)
 
 
+@settings(max_examples=3, deadline=None)
+@given(n_funcs=st.integers(2, 5), bad=st.data())
+def test_parts_share_one_tensor_checker_and_its_errors(n_funcs, bad, tmp_path_factory):
+    """A module compiled in parts defines the tensor-argument checker in its first part only
+    (weak_odr hidden; the others declare it): every function, whichever part it is in, still
+    raises the argument errors, compiled and exported."""
+    from tvm import te
+
+    n = 16
+    a = te.placeholder((n,), "float32", "A")
+    funcs = {}
+    for i in range(n_funcs):
+        b = te.compute((n,), lambda j, s=float(i + 2): a[j] * s, name="B")
+        funcs["scale%d" % i] = te.create_prim_func([a, b]).with_attr("global_symbol", "scale%d" % i)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(llvm_backend, "_PARALLEL_MIN_IR", 0)
+        lib = tvm.compile(tvm.IRModule(funcs), target="llvm")
+    parts = lib.host_build._part_irs
+    assert len(parts) >= 2
+    checker = "@__tvm_check_tensor_arg("
+    assert ["define weak_odr hidden ptr " + checker in p for p in parts] == [True] + [False] * (len(parts) - 1)
+    assert all("declare hidden ptr " + checker in p for p in parts[1:])
+    path = str(tmp_path_factory.mktemp("parts") / "lib.so")
+    lib.export_library(path)
+    loaded = tvm.runtime.load_module(path)
+    i = bad.draw(st.integers(0, n_funcs - 1))
+    for m in (lib, loaded):
+        fn = m["scale%d" % i]
+        out = np.zeros(n, "float32")
+        fn(np.arange(n, dtype="float32"), out)
+        np.testing.assert_array_equal(out, np.arange(n, dtype="float32") * (i + 2))
+        with pytest.raises(TypeError, match=r"argument 0 \(A\): dtype is expected to be float32"):
+            fn(np.zeros(n, "float64"), out)
+        with pytest.raises(ValueError, match=r"argument 1 \(B\): shape\[0\] is expected to be %d" % n):
+            fn(np.zeros(n, "float32"), np.zeros(n + 1, "float32"))
+
+
 def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     # relax.build starts one worker before its passes (prestart_worker); the compile in parts
     # takes that process instead of starting its own, and a dead spare is passed over.
@@ -149,6 +186,9 @@ def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
     # relax.build started the kernels early (two parts: one in a thread, one in the prestarted
     # worker) and compiled VMShapeLower's function at the end (a third module)
     assert "__vm_shape_func_main_0" in art.func_names and len(art._part_irs) == 3
+    # one tensor checker: in the first early part; the other part and the shape function's
+    # module (built as the early thread ends) declare it
+    assert [p.count("define weak_odr hidden ptr @__tvm_check_tensor_arg(") for p in art._part_irs] == [1, 0, 0]
     assert len(started) == 1  # the prestarted one, taken by the second part
     assert llvm_backend._SPARE == []
     assert all(p.returncode == 0 for p in started)  # each answered its part and exited

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "codegen_llvm.h"
+#include "tensor_arg_check.h"
 
 namespace tvm {
 namespace codegen {
@@ -24,6 +25,8 @@ class CodeGenCPU : public CodeGenLLVM {
   void AddFunction(const PrimFunc& f, const std::string& name);
   /*! \brief The module's text; `triple` may be empty (then LLVM's default). */
   std::string Finish(const std::string& triple);
+  /*! \brief How the module holds the tensor-argument checker (tensor_arg_check.h). */
+  CheckerLinkage checker_linkage_{CheckerLinkage::kInternal};
 
  protected:
   void Stmt(const tvm::Stmt& s) override;
@@ -37,6 +40,7 @@ class CodeGenCPU : public CodeGenLLVM {
   void ReturnUnless(const std::string& cond);
   Val FfiIntrinsic(const std::string& op, const CallNode* n);
   Val CheckedTensor(const CallNode* n);
+  void DeclareChecker();
   Val CallPacked(const CallNode* n);
 
   bool in_parallel_{false};

@@ -10,7 +10,7 @@ namespace {
 // index, ndim, dtype, device type, the constant shape entries, then (when asked and the
 // strides pointer is set) compact strides, innermost first: a stride must be the product
 // of the extents inside it unless its extent is 1.
-constexpr const char* kBody = R"(define internal ptr @__tvm_check_tensor_arg(ptr %args, i32 %i, ptr %spec, ptr %where, ptr %dtype_name, ptr %device_name) noinline #0 {
+constexpr const char* kBody = R"(define $LINKAGE ptr @__tvm_check_tensor_arg(ptr %args, i32 %i, ptr %spec, ptr %where, ptr %dtype_name, ptr %device_name) noinline #0 {
 entry:
   %msg = alloca [1024 x i8], align 16
   %i64 = sext i32 %i to i64
@@ -127,9 +127,11 @@ bad_strides:
 
 }  // namespace
 
-std::string TensorArgCheckerIR(const std::function<std::string(const std::string&)>& str) {
+std::string TensorArgCheckerIR(const std::function<std::string(const std::string&)>& str,
+                               CheckerLinkage linkage) {
   // The messages MakePackedAPI's asserts raised before (tests match them).
   const std::map<std::string, std::string> globals = {
+      {"$LINKAGE", linkage == CheckerLinkage::kInternal ? "internal" : "weak_odr hidden"},
       {"$TYPE_ERROR", str("TypeError")},
       {"$VALUE_ERROR", str("ValueError")},
       {"$FMT_TYPE", str("%s expects a Tensor or DLTensor*")},
@@ -147,6 +149,10 @@ std::string TensorArgCheckerIR(const std::function<std::string(const std::string
     }
   }
   return text;
+}
+
+std::string TensorArgCheckerDecl() {
+  return std::string("declare hidden ptr @") + kTensorArgChecker + "(ptr, i32, ptr, ptr, ptr, ptr)";
 }
 
 }  // namespace codegen

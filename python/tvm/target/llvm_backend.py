@@ -310,18 +310,28 @@ def _compile_in_parts(texts, triple, tm):
     return _join_objects(objects, irs, triple, tm), irs, first
 
 
-def _ir_texts(mod, target):
+def _ir_texts(mod, target, checker="internal"):
     """(triple, LLVM IR text of `mod`, target machine, the texts of its parts or None when it
-    is compiled whole): what every CPU build starts from."""
+    is compiled whole): what every CPU build starts from. `checker` says how the module holds
+    the tensor-argument checker (tensor_arg_check.h): "internal" (a whole module: its own
+    copy), "define" (a module others are linked with: it holds theirs), "declare" (linked
+    with one that holds it). Parts of a module declare it but the first, which defines it
+    unless the whole module declares it."""
     triple = target.mtriple or host_triple()
     with timed_phase("codegen.LLVMText"):
-        ir = _api("codegen.LLVMText")(mod, triple, target.fast_math_flags)
+        if checker == "internal":
+            ir = _api("codegen.LLVMText")(mod, triple, target.fast_math_flags)
+        else:
+            ir = _api("codegen.LLVMTextPart")(mod, triple, target.fast_math_flags, checker)
     tm = target_machine(target)
     parts = _parallel_parts(mod, ir)
     if parts is None:
         return triple, ir, tm, None
+    first = "declare" if checker == "declare" else "define"
     with timed_phase("codegen.LLVMText (parts)"):
-        texts = [_api("codegen.LLVMText")(part, triple, target.fast_math_flags) for part in parts]
+        texts = [_api("codegen.LLVMTextPart")(part, triple, target.fast_math_flags,
+                                              first if i == 0 else "declare")
+                 for i, part in enumerate(parts)]
     return triple, ir, tm, texts
 
 
@@ -338,7 +348,8 @@ class EarlyHostBuild:
         llvm()
         self.mod = mod
         self.target = target
-        self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target)
+        # it holds the tensor-argument checker for the module built after it (build_after_early)
+        self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target, checker="define")
         texts = texts or [self.llvm_ir]
         self._workers = _start_worker_compiles(texts[1:], self.tm)
         self._first = {}
@@ -352,15 +363,26 @@ class EarlyHostBuild:
         except Exception as err:  # noqa: BLE001 - raised again by finish
             self._first["error"] = err
 
-    def finish(self):
-        """(objects, optimised IR texts) of every part; an error of the first part raised."""
+    def finish(self, while_waiting=None):
+        """(objects, optimised IR texts) of every part; an error of the first part raised.
+        `while_waiting` (no arguments) runs once the first part is done and before the
+        workers' parts are joined: this process's LLVM is free then and a worker is usually
+        the last to finish."""
         with timed_phase("llvm.wait_early"):
             self._thread.join()
+        extra = error = None
+        if while_waiting is not None and "error" not in self._first:
+            try:
+                extra = while_waiting()
+            except Exception as err:  # noqa: BLE001 - raised once the workers are joined
+                error = err
         objects, irs = _finish_worker_compiles(self._workers, self.triple, self.tm)
         if "error" in self._first:
             raise self._first["error"]
+        if error is not None:
+            raise error
         obj, opt_ir = self._first["out"]
-        return [obj] + objects, [opt_ir] + irs
+        return [obj] + objects, [opt_ir] + irs, extra
 
 
 def _parts_by_size(mod, ir, n):
@@ -373,17 +395,23 @@ def _parts_by_size(mod, ir, n):
         part = min(parts, key=lambda p: p[0])
         part[0] += sizes[name] + 1
         part[1][name] = funcs[name]
+    # the largest first: part 0 is compiled in this process, which starts at once (a worker
+    # may still be starting up)
+    parts.sort(key=lambda p: -p[0])
     return [_ir_module(p[1]) for p in parts if p[1]]
 
 
 def build_after_early(early, rest, target):
     """The loaded LLVMBuild of an EarlyHostBuild's module and `rest` (a lowered module of the
-    functions it lacks, or None): rest compiled now, the objects linked into one."""
-    objects, irs = early.finish()
-    llvm_irs = [early.llvm_ir]
+    functions it lacks, or None): rest compiled as soon as the early thread is done (beside
+    the workers' parts), the objects linked into one. Rest uses the early module's
+    tensor-argument checker."""
     funcs = {str(k): f for k, f in early.mod.functions.items()}
-    if rest is not None and len(rest.functions):
-        extra = LLVMBuild(rest, target)
+    has_rest = rest is not None and len(rest.functions)
+    objects, irs, extra = early.finish(
+        (lambda: LLVMBuild(rest, target, checker="declare")) if has_rest else None)
+    llvm_irs = [early.llvm_ir]
+    if extra is not None:
         objects.append(extra.object)
         irs.extend(extra._part_irs or [extra.optimized_ir])
         llvm_irs.append(extra.llvm_ir)
@@ -416,10 +444,10 @@ class LLVMBuild:
     """A CPU build: the lowered IRModule, LLVM IR before and after optimisation, the object
     file, the triple, and the runtime module (kind "llvm")."""
 
-    def __init__(self, mod, target):
+    def __init__(self, mod, target, checker="internal"):
         self.target = target
         self.ir_module = mod
-        self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target)
+        self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target, checker)
         self._part_irs = None  # the optimised IR of each part, when compiled in parts
         if texts is not None:
             with timed_phase("llvm.compile_in_parts"):
