@@ -229,11 +229,20 @@ def test_parallel_loop_uses_backend_parallel_launch():
     mod = tvm_compile(f.with_attr("global_symbol", "par"))
     assert "@TVMBackendParallelLaunch" in mod.llvm_ir
     assert "__tvm_parallel_lambda_par_0" in mod.llvm_ir
+    # all its stores are in the lambda: the packed function is glue, compiled without
+    # optimisation (attribute group #1, optnone); the lambda with -O3 (#0)
+    assert "define i32 @__tvm_ffi_par(ptr %self, ptr %args, i32 %num_args, ptr %result) #1 {" in mod.llvm_ir
+    assert "attributes #1 = { noinline nounwind optnone }" in mod.llvm_ir
+    assert "@__tvm_parallel_lambda_par_0(i32 %task_id, ptr %penv, ptr %cdata) #0 {" in mod.llvm_ir
     for rows in (1, 3, 100, 1000):
         a = np.random.rand(rows, 64).astype("float32")
         b = np.zeros_like(a)
         mod["par"](a, b, 2.0)
         np.testing.assert_allclose(b, a * 2 + np.arange(rows, dtype="float32")[:, None], rtol=1e-6)
+    with pytest.raises(TypeError, match=r"argument 0 \(A\): dtype is expected to be float32"):
+        mod["par"](np.zeros((3, 64), "float64"), np.zeros((3, 64), "float32"), 2.0)
+    with pytest.raises(ValueError, match=r"argument 1 \(B\): shape\[1\] is expected to be 64"):
+        mod["par"](np.zeros((3, 64), "float32"), np.zeros((3, 63), "float32"), 2.0)
 
 
 def test_parallel_body_reusing_an_earlier_loops_var_does_not_capture_it():
@@ -250,6 +259,8 @@ def test_parallel_body_reusing_an_earlier_loops_var_does_not_capture_it():
     inner = tir.For(j, 0, 8, tir.ForKind.SERIAL, tir.BufferStore(B, A[i, j] * 2.0, [i, j]))
     body = tir.IfThenElse(n <= 2, few, tir.For(i, 0, n, tir.ForKind.PARALLEL, inner))
     mod = tvm_compile(tir.PrimFunc([A, B], body).with_attr("global_symbol", "reuse"))
+    # it stores outside the lambda (the serial branch): optimised as a whole (#0)
+    assert "define i32 @__tvm_ffi_reuse(ptr %self, ptr %args, i32 %num_args, ptr %result) #0 {" in mod.llvm_ir
     for rows in (1, 2, 3, 50):
         a = np.random.rand(rows, 8).astype("float32")
         b = np.zeros_like(a)

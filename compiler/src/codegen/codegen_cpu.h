@@ -44,6 +44,7 @@ class CodeGenCPU : public CodeGenLLVM {
   Val CallPacked(const CallNode* n);
 
   bool in_parallel_{false};
+  bool own_work_{false};  // the packed function being generated stores outside its lambdas
   int lambda_count_{0};
   std::unordered_map<std::string, std::string> packed_cache_;  // function name -> cache global
   std::unordered_map<std::string, std::string> specs_;  // tensor spec (i64 list) -> its global

@@ -121,6 +121,7 @@ std::string CodeGenLLVM::Assemble(const std::string& banner, const std::string& 
   for (const auto& kv : declared_) out << kv.second << "\n";
   out << "\n" << funcs_.str();
   out << "attributes #0 = { nounwind }\n";
+  out << "attributes #1 = { noinline nounwind optnone }\n";  // glue compiled without optimisation
   out << metadata_.str();
   return out.str();
 }
