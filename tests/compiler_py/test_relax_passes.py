@@ -514,3 +514,33 @@ def test_call_te_reuses_the_kernel_of_an_identical_call(rows, cols, scale):
     np.testing.assert_allclose(got[0].numpy(), want, rtol=1e-5)
     np.testing.assert_allclose(got[1].numpy(), ys * scale, rtol=1e-6)
     np.testing.assert_allclose(got[2].numpy(), ys * scale, rtol=1e-6)
+
+
+@settings(max_examples=10, deadline=None)
+@given(rows=st.integers(1, 6), cols=st.integers(1, 6))
+def test_call_te_keys_integer_constants_by_dtype_and_value(rows, cols):
+    """A keyword holding tir.IntImm values (a static shape as the struct info gives it: a
+    reshape's newshape) keys call_te's kernel cache by dtype and value: two reshapes of one
+    layer share a kernel (BERT's 24 made 24 before); another shape or dtype gets its own."""
+    from tvm import topi
+
+    imm = tir.IntImm
+    x = relax.Var("x", relax.TensorStructInfo([rows, cols], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            c1 = bb.call_te(topi.reshape, x, newshape=[imm("int64", rows * cols)])
+            c2 = bb.call_te(topi.reshape, x, newshape=[imm("int64", rows * cols)])
+            c3 = bb.call_te(topi.reshape, x, newshape=[imm("int64", cols), imm("int64", rows)])
+            c4 = bb.call_te(topi.reshape, x, newshape=[imm("int32", rows * cols)])
+            outs = [bb.emit(c) for c in (c1, c2, c3, c4)]
+            out = bb.emit_output(relax.Tuple(outs))
+        bb.emit_func_output(out)
+    gvar = lambda call: str(call.args[0].name_hint)  # noqa: E731
+    assert gvar(c1) == gvar(c2)
+    assert len({gvar(c1), gvar(c3), gvar(c4)}) == 3
+    ex = relax.build(bb.get(), "llvm")
+    xs = np.random.default_rng(rows * 7 + cols).standard_normal((rows, cols)).astype("float32")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(xs))
+    for g, shape in zip(got, [(rows * cols,), (rows * cols,), (cols, rows), (rows * cols,)]):
+        np.testing.assert_array_equal(g.numpy(), xs.reshape(shape))

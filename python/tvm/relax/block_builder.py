@@ -303,9 +303,15 @@ class BlockBuilder:
 
 
 def _plain(value):
-    """`value` as a hashable tuple/scalar when it holds only Python scalars, else None."""
+    """`value` as a hashable tuple/scalar when it holds only Python scalars and integer
+    constants (a static shape as the struct info gives it: tir.IntImm, keyed with its dtype),
+    else None."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return (type(value).__name__, value)
+    from .. import tir
+
+    if isinstance(value, tir.IntImm):
+        return ("IntImm", str(value.dtype), int(value.value))
     if isinstance(value, (list, tuple)):
         items = [_plain(v) for v in value]
         return None if any(i is None for i in items) else (type(value).__name__, tuple(items))
