@@ -625,3 +625,42 @@ def test_pooling_over_narrow_channel_counts_matches_the_unscheduled_build(channe
     data = np.random.default_rng(seed).standard_normal((1, channels, size, size)).astype("float32")
     zero, default = _run_both(bb.get(), data)
     np.testing.assert_allclose(default, zero, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=8, deadline=None)
+@given(layers=st.integers(1, 4), width=st.sampled_from([8, 16]), other=st.sampled_from([8, 24]),
+       symbolic=st.booleans(), seed=st.integers(0, 2**16))
+def test_repeated_layers_share_one_primitive_function(layers, width, other, symbolic, seed):
+    """FuseOps gives groups of the same callees, wired alike, on parameters of the same static
+    types one primitive function (a network's repeated layers: one FuseTIR merge, not one per
+    layer); a layer of another width, or symbolic rows, gets its own; all compute what numpy
+    does."""
+    rng = np.random.default_rng(seed)
+    rows = tir.Var("n", "int64") if symbolic else 3
+    x = relax.Var("x", relax.TensorStructInfo([rows, width], "float32"))
+    ws = [rng.standard_normal((width, width)).astype("float32") / width for _ in range(layers)]
+    bs = [rng.standard_normal(width).astype("float32") for _ in range(layers)]
+    w_last = rng.standard_normal((width, other)).astype("float32") / width
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            h = x
+            for w, b in zip(ws, bs):  # the same layer type each time, its own weights
+                h = bb.emit(R.nn.relu(R.add(R.matmul(h, relax.const(w)), relax.const(b))))
+            out = bb.emit_output(R.nn.relu(R.add(R.matmul(h, relax.const(w_last)),
+                                                 relax.const(np.ones(other, "float32")))))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    grouped = tvm.transform.Sequential(FUSION[:3])(mod)
+    prims = [f for f in relax_funcs(grouped).values() if "Primitive" in f.attrs]
+    distinct_layer_types = 1 + (other != width)
+    assert len(prims) == (layers + 1 if symbolic else distinct_layer_types)
+    fused = tvm.transform.Sequential(FUSION)(mod)
+    assert list(relax_funcs(fused)) == ["main"]
+    xs = rng.standard_normal((3, width)).astype("float32")
+    want = xs
+    for w, b in zip(ws, bs):
+        want = np.maximum(want @ w + b, 0)
+    want = np.maximum(want @ w_last + 1, 0)
+    vm = relax.VirtualMachine(relax.build(fused, "llvm", relax_pipeline=None), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(xs)).numpy(), want, rtol=1e-4, atol=1e-5)

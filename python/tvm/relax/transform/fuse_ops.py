@@ -15,6 +15,7 @@ stay alone.
 """
 
 from ...ir import IRModule
+from ...tir import IntImm
 from .. import expr as _expr
 from ..analysis import use_counts
 from ..block_builder import BlockBuilder
@@ -85,31 +86,74 @@ def _groups(mod_funcs, block, counts):
     return [g["members"] for g in groups]
 
 
-def _primitive_function(bindings, mutator):
-    """The Relax function computing `bindings` (call_tir each): its parameters are the values
-    they read from outside (variables or constants); returns (function, outside args)."""
-    inside = {_key(b.var) for b in bindings}
-    params, outside, pmap = [], [], {}
+def _group_inputs(bindings):
+    """(outside values, their keys, each binding's argument references): the values the group
+    reads from outside (variables or constants) in first-use order, and per binding its
+    arguments as ("p", parameter index) or ("b", index of the group's binding)."""
+    inside = {_key(b.var): n for n, b in enumerate(bindings)}
+    outside, okeys, pindex, refs = [], [], {}, []
     for b in bindings:
+        row = []
         for a in _call_args(b.value):
             k = _key(a)
-            if k in inside or k in pmap:
+            if k in inside:
+                row.append(("b", inside[k]))
                 continue
-            pmap[k] = _expr.Var("p%d" % len(params), a.struct_info)
-            params.append(pmap[k])
-            outside.append(mutator.visit_expr(a))
+            if k not in pindex:
+                pindex[k] = len(outside)
+                outside.append(a)
+                okeys.append(k)
+            row.append(("p", pindex[k]))
+        refs.append(tuple(row))
+    return outside, okeys, refs
+
+
+def _static_type(sinfo):
+    """(dims, dtype) of a tensor struct info of static shape, else None."""
+    if not isinstance(sinfo, _expr.TensorStructInfo) or not sinfo.shape_known:
+        return None
+    dims = []
+    for d in sinfo.shape:
+        if not isinstance(d, IntImm):
+            return None
+        dims.append(int(d.value))
+    return tuple(dims), str(sinfo.dtype)
+
+
+def _group_key(bindings, outside, refs):
+    """What makes two groups the same primitive function (the same callees wired the same
+    way, on parameters and results of the same static types), or None (a symbolic shape, a
+    call with attributes or several result types: not shared)."""
+    params = [_static_type(a.struct_info) for a in outside]
+    if any(p is None for p in params):
+        return None
+    calls = []
+    for b, row in zip(bindings, refs):
+        v = b.value
+        sinfo_args = list(v.sinfo_args)
+        out = _static_type(sinfo_args[0]) if len(sinfo_args) == 1 else None
+        if out is None or v.attrs is not None and len(dict(v.attrs)):
+            return None
+        calls.append((str(v.args[0].name_hint), row, out))
+    return tuple(params), tuple(calls)
+
+
+def _primitive_function(bindings, outside, refs):
+    """The Relax function computing `bindings` (call_tir each) from parameters standing for
+    `outside` (_group_inputs)."""
+    params = [_expr.Var("p%d" % i, a.struct_info) for i, a in enumerate(outside)]
     fb = BlockBuilder()
-    vmap = {}
+    made = []
     with fb.function("fused", params):
         with fb.dataflow():
-            for n, b in enumerate(bindings):
-                args = [vmap[_key(a)] if _key(a) in vmap else pmap[_key(a)] for a in _call_args(b.value)]
+            for n, (b, row) in enumerate(zip(bindings, refs)):
+                args = [params[i] if kind == "p" else made[i] for kind, i in row]
                 value = _expr.Call(b.value.op, [b.value.args[0], _expr.Tuple(args)], dict(b.value.attrs),
                                    list(b.value.sinfo_args))
                 emit = fb.emit_output if n == len(bindings) - 1 else fb.emit
-                vmap[_key(b.var)] = emit(value, str(b.var.name_hint))
-        body = fb.emit_func_output(vmap[_key(bindings[-1].var)]).body
-    return _expr.Function(params, body, None, True, {"Primitive": 1}), outside
+                made.append(emit(value, str(b.var.name_hint)))
+        body = fb.emit_func_output(made[-1]).body
+    return _expr.Function(params, body, None, True, {"Primitive": 1})
 
 
 class _Fuser(ExprMutator):
@@ -119,6 +163,7 @@ class _Fuser(ExprMutator):
     def __init__(self, mod, mod_funcs):
         super().__init__(mod)
         self.mod_funcs = mod_funcs
+        self.groups = {}  # _group_key -> the GlobalVar of its primitive function
 
     def enter_function(self, name, func):
         self.counts = use_counts(func)
@@ -131,10 +176,19 @@ class _Fuser(ExprMutator):
             group = last_of.get(i)
             if group is not None and len(group) > 1:
                 bindings = [block.bindings[j] for j in group]
-                prim, outside = _primitive_function(bindings, self)
-                callees = [str(x.value.args[0].name_hint) for x in bindings]
-                gvar = self.builder_.add_func(prim, "fused_" + "_".join(callees[:4]))
-                self.emit_binding(b, _expr.Call(gvar, outside, None, [b.var.struct_info]))
+                outside, _, refs = _group_inputs(bindings)
+                # A repeated layer's group (BERT's six) calls the first one's function: one
+                # primitive function, one FuseTIR merge, instead of one per layer.
+                key = _group_key(bindings, outside, refs)
+                gvar = self.groups.get(key) if key is not None else None
+                if gvar is None:
+                    prim = _primitive_function(bindings, outside, refs)
+                    callees = [str(x.value.args[0].name_hint) for x in bindings]
+                    gvar = self.builder_.add_func(prim, "fused_" + "_".join(callees[:4]))
+                    if key is not None:
+                        self.groups[key] = gvar
+                args = [self.visit_expr(a) for a in outside]
+                self.emit_binding(b, _expr.Call(gvar, args, None, [b.var.struct_info]))
             elif i not in in_group:
                 self.visit_binding(b)
 
