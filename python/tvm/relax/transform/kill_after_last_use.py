@@ -22,15 +22,20 @@ KILLS = ("relax.memory.kill_tensor", "relax.memory.kill_storage", "relax.vm.kill
 
 class _KillAfterLastUse(ExprMutator):
     def enter_function(self, name, func):
-        bindings = function_bindings(func)
-        killed = {b.value.args[0] for b in bindings if op_name(b.value) in KILLS}
-        last = {}
-        for i, b in enumerate(bindings):
-            if not is_void(b.var.struct_info):
-                last[b.var] = i
-            if op_name(b.value) in KILLS:
+        # each field read is an FFI call and a new wrapper: every binding's var, value and
+        # operator are read once here
+        killed, last, self.made_by = set(), {}, {}
+        for i, b in enumerate(function_bindings(func)):
+            var, value = b.var, b.value
+            op = op_name(value)
+            self.made_by[var] = op
+            if op in KILLS:
+                killed.add(value.args[0])
+            if not is_void(var.struct_info):
+                last[var] = i
+            if op in KILLS:
                 continue
-            for v in free_vars(b.value):
+            for v in free_vars(value):
                 if v in last:
                     last[v] = i
         for v in free_vars(function_result(func)):
@@ -40,7 +45,6 @@ class _KillAfterLastUse(ExprMutator):
             if v not in killed:
                 self.kills.setdefault(i, []).append(v)
         self.index = 0
-        self.made_by = {b.var: op_name(b.value) for b in bindings}
 
     def visit_binding(self, b):
         super().visit_binding(b)
