@@ -104,8 +104,11 @@ def plan_function(func, mod_funcs):
     alias = {}       # var -> set of allocation vars it may reference
     fields = {}      # var -> per-field allocation sets (a tuple of allocations)
     last_use, escaped, size = {}, set(), {}
+    # each field read is an FFI call and a new wrapper: every binding's var and value once
+    bvars = []
     for i, b in enumerate(bindings):
-        e = b.value
+        var, e = b.var, b.value
+        bvars.append(var)
         used = set()
         for v in free_vars(e):
             used |= alias.get(v, set())
@@ -113,27 +116,26 @@ def plan_function(func, mod_funcs):
             last_use[a] = i
         if op_name(e) == "relax.builtin.alloc_tensor":
             plan.num_allocations += 1
-            last_use[b.var] = i
-            size[b.var] = tensor_bytes(b.var.struct_info, analyzer)
-            alias[b.var] = {b.var}
+            last_use[var] = i
+            size[var] = tensor_bytes(var.struct_info, analyzer)
+            alias[var] = {var}
         elif isinstance(e, _expr.Tuple):
-            alias[b.var] = used
-            fields[b.var] = [set().union(*[alias.get(v, set()) for v in free_vars(f)]) for f in e.fields]
+            alias[var] = used
+            fields[var] = [set().union(*[alias.get(v, set()) for v in free_vars(f)]) for f in e.fields]
         elif isinstance(e, _expr.TupleGetItem) and isinstance(e.tuple_value, _expr.Var) and \
                 e.tuple_value in fields:
-            alias[b.var] = set(fields[e.tuple_value][int(e.index)])
+            alias[var] = set(fields[e.tuple_value][int(e.index)])
         elif isinstance(e, (_expr.Var, _expr.TupleGetItem)):
-            alias[b.var] = used
+            alias[var] = used
             if isinstance(e, _expr.Var) and e in fields:
-                fields[b.var] = fields[e]
+                fields[var] = fields[e]
         elif not _is_kernel_call(e, mod_funcs):
             escaped |= used      # an extern / Relax call may keep or return what it is given
     for v in free_vars(function_result(func)):
         escaped |= alias.get(v, set())
 
     free = []
-    for i, b in enumerate(bindings):
-        a = b.var
+    for i, a in enumerate(bvars):
         if a in size and a not in escaped and size[a] is not None:
             nbytes = size[a]
             plan.unplanned_bytes += nbytes
