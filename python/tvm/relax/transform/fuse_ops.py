@@ -87,11 +87,11 @@ def _groups(mod_funcs, block, counts):
 
 
 def _group_inputs(bindings):
-    """(outside values, their keys, each binding's argument references): the values the group
-    reads from outside (variables or constants) in first-use order, and per binding its
-    arguments as ("p", parameter index) or ("b", index of the group's binding)."""
+    """(outside values, each binding's argument references): the values the group reads from
+    outside (variables or constants) in first-use order, and per binding its arguments as
+    ("p", parameter index) or ("b", index of the group's binding)."""
     inside = {_key(b.var): n for n, b in enumerate(bindings)}
-    outside, okeys, pindex, refs = [], [], {}, []
+    outside, pindex, refs = [], {}, []
     for b in bindings:
         row = []
         for a in _call_args(b.value):
@@ -102,10 +102,9 @@ def _group_inputs(bindings):
             if k not in pindex:
                 pindex[k] = len(outside)
                 outside.append(a)
-                okeys.append(k)
             row.append(("p", pindex[k]))
         refs.append(tuple(row))
-    return outside, okeys, refs
+    return outside, refs
 
 
 def _static_type(sinfo):
@@ -132,7 +131,7 @@ def _group_key(bindings, outside, refs):
         v = b.value
         sinfo_args = list(v.sinfo_args)
         out = _static_type(sinfo_args[0]) if len(sinfo_args) == 1 else None
-        if out is None or v.attrs is not None and len(dict(v.attrs)):
+        if out is None or (v.attrs is not None and len(dict(v.attrs))):
             return None
         calls.append((str(v.args[0].name_hint), row, out))
     return tuple(params), tuple(calls)
@@ -176,7 +175,7 @@ class _Fuser(ExprMutator):
             group = last_of.get(i)
             if group is not None and len(group) > 1:
                 bindings = [block.bindings[j] for j in group]
-                outside, _, refs = _group_inputs(bindings)
+                outside, refs = _group_inputs(bindings)
                 # A repeated layer's group (BERT's six) calls the first one's function: one
                 # primitive function, one FuseTIR merge, instead of one per layer.
                 key = _group_key(bindings, outside, refs)
