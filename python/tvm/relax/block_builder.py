@@ -318,21 +318,30 @@ def _plain(value):
     return None
 
 
+def static_type(sinfo):
+    """((dims...), dtype) of a TensorStructInfo of static shape (every dimension an IntImm),
+    else None: a hashable key for "the same tensor type" (call_te's kernel cache, FuseOps'
+    shared groups)."""
+    from .. import tir
+
+    if not isinstance(sinfo, _expr.TensorStructInfo) or not sinfo.shape_known:
+        return None
+    dims = []
+    for d in sinfo.shape:
+        if not isinstance(d, tir.IntImm):
+            return None
+        dims.append(int(d.value))
+    return tuple(dims), str(sinfo.dtype)
+
+
 def _te_cache_key(te_func, sinfos, kwargs, name_hint):
     """call_te's cache key, or None when the call is not cacheable: a symbolic dimension
     (its Var belongs to the caller), a keyword value that is not plain Python data, or a
     te_func that cannot be hashed. The key holds te_func itself, so a function made per call
     (a closure over that call's values) never matches another."""
-    from .. import tir
-
-    types = []
-    for sinfo in sinfos:
-        dims = []
-        for d in sinfo.shape:
-            if not isinstance(d, tir.IntImm):
-                return None
-            dims.append(int(d.value))
-        types.append((tuple(dims), str(sinfo.dtype)))
+    types = [static_type(sinfo) for sinfo in sinfos]
+    if any(t is None for t in types):
+        return None
     kw = _plain(sorted(kwargs.items()))
     if kw is None:
         return None

@@ -15,10 +15,9 @@ stay alone.
 """
 
 from ...ir import IRModule
-from ...tir import IntImm
 from .. import expr as _expr
 from ..analysis import use_counts
-from ..block_builder import BlockBuilder
+from ..block_builder import BlockBuilder, static_type
 from ..expr_functor import ExprMutator, key as _key
 
 MAX_GROUP = 8
@@ -107,30 +106,18 @@ def _group_inputs(bindings):
     return outside, refs
 
 
-def _static_type(sinfo):
-    """(dims, dtype) of a tensor struct info of static shape, else None."""
-    if not isinstance(sinfo, _expr.TensorStructInfo) or not sinfo.shape_known:
-        return None
-    dims = []
-    for d in sinfo.shape:
-        if not isinstance(d, IntImm):
-            return None
-        dims.append(int(d.value))
-    return tuple(dims), str(sinfo.dtype)
-
-
 def _group_key(bindings, outside, refs):
     """What makes two groups the same primitive function (the same callees wired the same
     way, on parameters and results of the same static types), or None (a symbolic shape, a
     call with attributes or several result types: not shared)."""
-    params = [_static_type(a.struct_info) for a in outside]
+    params = [static_type(a.struct_info) for a in outside]
     if any(p is None for p in params):
         return None
     calls = []
     for b, row in zip(bindings, refs):
         v = b.value
         sinfo_args = list(v.sinfo_args)
-        out = _static_type(sinfo_args[0]) if len(sinfo_args) == 1 else None
+        out = static_type(sinfo_args[0]) if len(sinfo_args) == 1 else None
         if out is None or (v.attrs is not None and len(dict(v.attrs))):
             return None
         calls.append((str(v.args[0].name_hint), row, out))

@@ -29,11 +29,10 @@ class _KillAfterLastUse(ExprMutator):
             var, value = b.var, b.value
             op = op_name(value)
             self.made_by[var] = op
-            if op in KILLS:
-                killed.add(value.args[0])
             if not is_void(var.struct_info):
                 last[var] = i
             if op in KILLS:
+                killed.add(value.args[0])
                 continue
             for v in free_vars(value):
                 if v in last:
