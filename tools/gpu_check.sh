@@ -6,7 +6,9 @@
 #   set -o pipefail; PYTHONUNBUFFERED=1 python3 .devcheck/run.py 2>&1 | tee $OUT/log
 # run.py runs runtime_checks (hand-written kernels) and compiled_checks (kernels tvm.compile
 # made here for cuda -arch=sm_90, exported as .so files: tools/gpu_check/prepare_compiled.py)
-# and library_checks (NCCL through Disco, one worker per GPU; cuBLAS vs numpy with GFLOP/s).
+# and library_checks (NCCL through Disco, one worker per GPU; cuBLAS vs numpy with GFLOP/s)
+# and model_checks (BERT-class encoder and ResNet-50 compiled for sm_90 on the device, vs
+# onnxruntime on its CPU, timed beside torch eager).
 # libnccl.so.2 / libcublas.so.13 are NOT put here: the lent image preinstalls the pip wheels
 # nvidia-nccl-cu13 and nvidia-cublas (tvm finds them in site-packages), and their files
 # (344 MB, 54 + 542 MB) exceed what a run carries (64 MiB). The libtvm_disco_nccl.so plugin

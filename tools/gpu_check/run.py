@@ -1,6 +1,6 @@
 """Runs device checks and writes $OUT/results.json (one entry per check: ok, detail/error).
 
-    python3 run.py [check_module ...]     (default: runtime_checks compiled_checks library_checks)
+    python3 run.py [check_module ...]     (default: runtime_checks compiled_checks library_checks model_checks)
 
 Each module lists its checks in CHECKS (functions taking the shared ctx). Kernel images are
 read from this folder: runtime_kernels.{ptx,cubin,fatbin} (gpu_check.sh makes them)."""
@@ -47,4 +47,5 @@ def main(names):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or ["runtime_checks", "compiled_checks", "library_checks"]))
+    sys.exit(main(sys.argv[1:] or ["runtime_checks", "compiled_checks", "library_checks",
+                           "model_checks"]))
