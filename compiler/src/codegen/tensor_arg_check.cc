@@ -10,7 +10,7 @@ namespace {
 // index, ndim, dtype, device type, the constant shape entries, then (when asked and the
 // strides pointer is set) compact strides, innermost first: a stride must be the product
 // of the extents inside it unless its extent is 1.
-constexpr const char* kBody = R"(define $LINKAGE ptr @__tvm_check_tensor_arg(ptr %args, i32 %i, ptr %spec, ptr %where, ptr %dtype_name, ptr %device_name) noinline #0 {
+constexpr const char* kBody = R"(define $LINKAGE ptr @__tvm_check_tensor_arg(ptr %args, i32 %i, ptr %spec, ptr %where, ptr %dtype_name, ptr %device_name) #1 {
 entry:
   %msg = alloca [1024 x i8], align 16
   %i64 = sext i32 %i to i64
