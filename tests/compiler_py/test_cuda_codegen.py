@@ -390,6 +390,29 @@ def test_compile_cuda_with_nvrtc_and_nvcc():
         nvcc.compile_cuda(src, "elf")
 
 
+@pytest.mark.parametrize("options, fused", [("", True), (" -fast-math-contract=false", False),
+                                              (" -fast-math", True)])
+def test_multiply_adds_become_fma_unless_the_target_keeps_them_apart(options, fused, tmp_path):
+    """a*b+c in a kernel is one fma.rn.f32 by default on both device paths (as on the CPU and
+    in apache-tvm, whose target machines allow FP op fusion); -fast-math-contract=false
+    keeps the multiply and the add separately rounded: mul.rn + add.rn in the NVPTX path
+    (ptxas may not fuse .rn ops), --fmad=false for nvcc / NVRTC. The PTX assembles either way."""
+    from tvm.contrib import nvcc
+    from tvm.target.cuda_backend import cuda_c_options
+
+    target = "cuda -arch=sm_90" + options
+    mod = tiled_matmul(64, 64, 64)[0]
+    ptx = tvm.compile(mod, target=target).device.ptx
+    ptxas(ptx, "sm_90", str(tmp_path))
+    fmas, muls = ptx.count("fma.rn.f32"), ptx.count("mul.rn.f32")
+    assert (fmas > 0 and muls == 0) if fused else (fmas == 0 and muls > 0), (fmas, muls)
+    exe_c = tvm.compile(mod, target=target + " -device-compiler=nvrtc")
+    c_ptx = nvcc.compile_cuda(exe_c.device.cuda_source, "ptx", "sm_90",
+                              options=cuda_c_options(tvm.target.Target(target)),
+                              compiler="nvrtc").decode()
+    assert bool(re.search(r"fma\.rn(\.ftz)?\.f32", c_ptx)) == fused  # --use_fast_math flushes denormals
+
+
 @settings(max_examples=100, deadline=None)
 @given(infos=st.lists(st.tuples(
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True),

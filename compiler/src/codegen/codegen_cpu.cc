@@ -50,21 +50,6 @@ void CollectVars(const Any& v, std::unordered_map<const Object*, int>* used,
   for (const ir::FieldEntry& f : *fields) CollectVars(ir::ReadField(o, f), used, bound);
 }
 
-/*! \brief " flag1 flag2" from "flag1,flag2" after checking each is an LLVM fast-math flag. */
-std::string FastMathFlags(const std::string& list) {
-  static const char* const kFlags[] = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"};
-  std::string out;
-  std::istringstream is(list);
-  for (std::string flag; std::getline(is, flag, ',');) {
-    if (flag.empty()) continue;
-    if (std::find(std::begin(kFlags), std::end(kFlags), flag) == std::end(kFlags)) {
-      TVM_FFI_THROW(ValueError) << "codegen: '" << flag << "' is not an LLVM fast-math flag "
-                                << "(fast, nnan, ninf, nsz, arcp, contract, afn, reassoc)";
-    }
-    out += " " + flag;
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <sstream>
 
 namespace tvm {
 namespace codegen {
@@ -88,6 +90,21 @@ std::string Escape(const std::string& s) {
 
 void CodeGenLLVM::Declare(const std::string& name, const std::string& sig) {
   if (!declared_.count(name)) declared_[name] = sig;
+}
+
+std::string FastMathFlags(const std::string& list) {
+  static const char* const kFlags[] = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"};
+  std::string out;
+  std::istringstream is(list);
+  for (std::string flag; std::getline(is, flag, ',');) {
+    if (flag.empty()) continue;
+    if (std::find(std::begin(kFlags), std::end(kFlags), flag) == std::end(kFlags)) {
+      TVM_FFI_THROW(ValueError) << "codegen: '" << flag << "' is not an LLVM fast-math flag "
+                                << "(fast, nnan, ninf, nsz, arcp, contract, afn, reassoc)";
+    }
+    out += " " + flag;
+  }
+  return out;
 }
 
 std::string CodeGenLLVM::Str(const std::string& s) {

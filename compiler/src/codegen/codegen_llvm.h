@@ -42,6 +42,9 @@ std::string MemType(DataType t);
 std::string FloatLiteral(DataType t, double v);
 /*! \brief `s` escaped for a c"..." string constant. */
 std::string Escape(const std::string& s);
+/*! \brief " flag1 flag2" from "flag1,flag2" (CodeGenLLVM::fast_math_); ValueError naming a
+ * word that is not an LLVM fast-math flag. */
+std::string FastMathFlags(const std::string& list);
 
 class CodeGenLLVM {
  public:

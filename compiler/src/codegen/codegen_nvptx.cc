@@ -209,8 +209,9 @@ class NVPTXCodeGen : public CodeGenLLVM {
 
 }  // namespace
 
-std::string CodegenNVPTXText(const IRModule& mod) {
+std::string CodegenNVPTXText(const IRModule& mod, const std::string& fast_math) {
   NVPTXCodeGen cg;
+  cg.fast_math_ = FastMathFlags(fast_math);
   ForEachKernel(mod, "codegen", [&](const PrimFunc& f, const std::string& name) { cg.AddKernel(f, name); });
   return cg.FinishDevice();
 }
@@ -218,7 +219,12 @@ std::string CodegenNVPTXText(const IRModule& mod) {
 }  // namespace codegen
 
 TVM_FFI_STATIC_INIT_BLOCK() {
-  RegisterCompilerGlobal("codegen.NVPTXText", [](IRModule mod) { return codegen::CodegenNVPTXText(mod); });
+  // fast_math: the target's fast-math flags ("contract" by default, as on the CPU: a*b+c
+  // becomes fma.rn.f32; without it the NVPTX backend writes mul.rn + add.rn, which ptxas
+  // must not fuse, half the multiply-add rate).
+  RegisterCompilerGlobal("codegen.NVPTXText", [](IRModule mod, std::string fast_math) {
+    return codegen::CodegenNVPTXText(mod, fast_math);
+  });
 }
 
 }  // namespace tvm

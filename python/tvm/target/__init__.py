@@ -4,7 +4,9 @@ libtvm_compiler object), or a GPU target: Target("cuda -arch=sm_90") (also spell
 of the code that launches the kernels: Target("cuda", host="llvm") (the default host).
 
 Floating point: a*b+c may be fused into one FMA (one rounding instead of two) by default,
-as apache-tvm's LLVM targets do (its target machine allows FP op fusion); nothing else is
+as apache-tvm's LLVM targets do (its target machine allows FP op fusion), on CPU and CUDA
+targets alike (NVPTX: the "contract" flag; nvcc / NVRTC: their default --fmad=true, turned
+off with the option below, tvm.target.cuda_backend.cuda_c_options); nothing else is
 relaxed (no reassociation, NaN/inf/signed zeros kept). `-fast-math-contract=false` keeps
 every multiply and add separately rounded (strict IEEE). Options relax it further the way
 LLVM's fast-math flags do: `-fast-math` (all of them) or any of `-fast-math-reassoc`,

@@ -101,7 +101,7 @@ def build_ptx(kernels, target):
     from . import llvm_backend
 
     llvm = llvm_backend.llvm()
-    ir = _api("codegen.NVPTXText")(kernels)
+    ir = _api("codegen.NVPTXText")(kernels, target.fast_math_flags)
     tm = llvm.Target.from_triple(_TRIPLE).create_target_machine(cpu=target.arch, features="", opt=3)
     llmod = llvm.parse_assembly(ir)
     llmod.triple = _TRIPLE
@@ -112,6 +112,16 @@ def build_ptx(kernels, target):
     llmod.verify()
     llvm_backend.optimize(llmod, tm)
     return ir, tm.emit_assembly(llmod)
+
+
+def cuda_c_options(target):
+    """nvcc / NVRTC options for the target's floating-point rules: both contract a*b+c into
+    an FMA by default (as the NVPTX path's "contract" flag does); `-fast-math-contract=false`
+    turns that off (--fmad=false) and `-fast-math` asks for --use_fast_math."""
+    flags = target.fast_math_flags.split(",")
+    if "fast" in flags:
+        return ["--use_fast_math"]
+    return [] if "contract" in flags else ["--fmad=false"]
 
 
 def function_infos(kernels):
@@ -152,7 +162,7 @@ class DeviceBuild:
 
             self.cuda_source = _api("codegen.CUDASource")(kernels)
             self.cubin = nvcc.compile_cuda(self.cuda_source, "cubin", target.arch,
-                                           compiler=self.compiler)
+                                           options=cuda_c_options(target), compiler=self.compiler)
             self.blob = pack_blob("cubin", self.cubin, self.function_infos)
             self.module = make_module(self.blob, self.cuda_source, "cuda")
         else:
