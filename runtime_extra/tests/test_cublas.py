@@ -70,8 +70,13 @@ except tvm.runtime.LibraryNotAvailableError as e:
 
 
 def test_with_a_driver_only_libcublas_is_blamed():
+    fake = os.environ.get("FAKE_DRIVER")
+    if not fake:
+        pytest.fail("FAKE_DRIVER must name the fake CUDA driver (Bazel sets it: "
+                    "//runtime_cuda/tests/fake_driver:libcuda.so.1; outside Bazel, build that "
+                    "target and set FAKE_DRIVER=bazel-bin/runtime_cuda/tests/fake_driver/libcuda.so.1)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path),
-               TVM_CUDA_DRIVER_LIBRARY=os.path.abspath(os.environ["FAKE_DRIVER"]),
+               TVM_CUDA_DRIVER_LIBRARY=os.path.abspath(fake),
                TVM_CUBLAS_LIBRARY="/nonexistent/libcublas.so.13")
     out = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True,
                          env=env, timeout=120)
