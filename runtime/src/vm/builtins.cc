@@ -188,7 +188,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   // ---- checks ----
   RegisterRuntimeGlobal("vm.builtin.check_tensor_info", [](ffi::AnyView value, int64_t ndim,
                                                            std::optional<DLDataType> dtype,
-                                                           const std::string& err_ctx) {
+                                                           const ffi::String& err_ctx) {
+    // Runs for every tensor input of every call: err_ctx stays an ffi::String (a std::string
+    // parameter copied the ~20-character context into a new allocation each time).
     const DLTensor* t = AsDLTensor(value);
     TVM_FFI_CHECK(t != nullptr, TypeError)
         << err_ctx << ": expected a Tensor, got `" << value.GetTypeKey() << "`";
@@ -199,7 +201,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
         << DTypeToString(t->dtype);
   });
   RegisterRuntimeGlobal("vm.builtin.check_shape_info",
-                        [](ffi::AnyView value, int64_t ndim, const std::string& err_ctx) {
+                        [](ffi::AnyView value, int64_t ndim, const ffi::String& err_ctx) {
                           TVM_FFI_CHECK(value.type_index() == kTVMFFIShape, TypeError)
                               << err_ctx << ": expected a Shape, got `" << value.GetTypeKey()
                               << "`";
@@ -209,7 +211,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
                               << " dimensions, got " << n;
                         });
   RegisterRuntimeGlobal("vm.builtin.check_tuple_info",
-                        [](ffi::AnyView value, int64_t size, const std::string& err_ctx) {
+                        [](ffi::AnyView value, int64_t size, const ffi::String& err_ctx) {
                           std::optional<ffi::Array<ffi::Any>> arr =
                               value.as<ffi::Array<ffi::Any>>();
                           TVM_FFI_CHECK(arr.has_value(), TypeError)

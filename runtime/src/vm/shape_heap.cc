@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../support/registry.h"
@@ -31,7 +32,7 @@ struct Heap {
   int64_t* data = nullptr;
   int64_t size = 0;
 
-  int64_t& At(int64_t slot, const std::string& who) const {
+  int64_t& At(int64_t slot, std::string_view who) const {
     TVM_FFI_CHECK(data != nullptr, ValueError) << who << ": slot " << slot
                                                << " used but the function has no shape heap";
     TVM_FFI_CHECK(slot >= 0 && slot < size, IndexError)
@@ -40,7 +41,7 @@ struct Heap {
   }
 };
 
-Heap AsHeap(const ffi::AnyView& v, const std::string& who) {
+Heap AsHeap(const ffi::AnyView& v, std::string_view who) {
   Heap h;
   if (v.is_none()) return h;
   std::optional<DLTensor*> t = v.as<DLTensor*>();
@@ -57,7 +58,7 @@ Heap AsHeap(const ffi::AnyView& v, const std::string& who) {
   return h;
 }
 
-int64_t IntArg(const ffi::AnyView& v, const std::string& who, const char* what) {
+int64_t IntArg(const ffi::AnyView& v, std::string_view who, const char* what) {
   std::optional<int64_t> i = v.as<int64_t>();
   TVM_FFI_CHECK(i.has_value(), TypeError)
       << who << ": " << what << " must be an int, got `" << v.GetTypeKey() << "`";
@@ -65,7 +66,7 @@ int64_t IntArg(const ffi::AnyView& v, const std::string& who, const char* what) 
 }
 
 /*! \brief ndim from args[pos], checked against the number of (code, value) pairs present. */
-int64_t PairCount(ffi::PackedArgs args, int pos, int trailing, const std::string& who) {
+int64_t PairCount(ffi::PackedArgs args, int pos, int trailing, std::string_view who) {
   int64_t ndim = IntArg(args[pos], who, "ndim");
   TVM_FFI_CHECK(ndim >= 0 && ndim <= kMaxDims && args.size() == pos + 1 + 2 * ndim + trailing,
                 TypeError)
@@ -73,13 +74,26 @@ int64_t PairCount(ffi::PackedArgs args, int pos, int trailing, const std::string
   return ndim;
 }
 
-std::vector<int64_t> DimsOf(const ffi::AnyView& v, const std::string& err_ctx) {
+/*! \brief The dimensions of a Tensor or Shape argument, read in place (match_shape runs for
+ * every input of every call: no copies). `keep` holds the Shape while the view is used. */
+struct Dims {
+  const int64_t* data = nullptr;
+  int64_t size = 0;
+  ffi::Shape keep;
+};
+
+Dims DimsOf(const ffi::AnyView& v, std::string_view err_ctx) {
+  Dims d;
   if (std::optional<DLTensor*> t = v.as<DLTensor*>()) {
-    return std::vector<int64_t>((*t)->shape, (*t)->shape + (*t)->ndim);
+    d.data = (*t)->shape;
+    d.size = (*t)->ndim;
+    return d;
   }
   if (v.type_index() == kTVMFFIShape) {
-    ffi::Shape s = v.cast<ffi::Shape>();
-    return std::vector<int64_t>(s.begin(), s.end());
+    d.keep = v.cast<ffi::Shape>();
+    d.data = d.keep.data();
+    d.size = static_cast<int64_t>(d.keep.size());
+    return d;
   }
   TVM_FFI_THROW(TypeError) << err_ctx << ": expected a Tensor or Shape, got `" << v.GetTypeKey()
                            << "`";
@@ -100,44 +114,44 @@ void MatchShapeWithHeap(ffi::PackedArgs args) {
       << "match_shape(value, heap, ndim, (code, value)..., err_ctx)";
   std::optional<ffi::String> ctx = args[args.size() - 1].as<ffi::String>();
   TVM_FFI_CHECK(ctx.has_value(), TypeError) << "match_shape: the last argument must be err_ctx";
-  std::string err_ctx(*ctx);
+  // This runs for every input of every call: nothing below allocates unless it fails.
+  const std::string_view err_ctx = ctx->view();
   Heap heap = AsHeap(args[1], err_ctx);
   int64_t ndim = PairCount(args, 2, 1, err_ctx);
-  std::vector<int64_t> dims = DimsOf(args[0], err_ctx);
-  // Decode and validate every pair first so a malformed program fails the same way whether
-  // or not the value's shape happens to match.
-  std::vector<int64_t> codes(ndim), values(ndim);
+  Dims dims = DimsOf(args[0], err_ctx);
+  auto code = [&](int64_t i) { return IntArg(args[3 + 2 * i], err_ctx, "match_shape code"); };
+  auto value = [&](int64_t i) { return IntArg(args[4 + 2 * i], err_ctx, "match_shape value"); };
+  // Validate every pair first so a malformed program fails the same way whether or not the
+  // value's shape happens to match.
   for (int64_t i = 0; i < ndim; ++i) {
-    codes[i] = IntArg(args[3 + 2 * i], err_ctx, "match_shape code");
-    values[i] = IntArg(args[4 + 2 * i], err_ctx, "match_shape value");
-    TVM_FFI_CHECK(codes[i] >= kNoOp && codes[i] <= kAssertEqualToLoad, ValueError)
-        << err_ctx << ": unknown match_shape code " << codes[i];
-    if (codes[i] == kStoreToHeap || codes[i] == kAssertEqualToLoad) heap.At(values[i], err_ctx);
+    int64_t c = code(i);
+    TVM_FFI_CHECK(c >= kNoOp && c <= kAssertEqualToLoad, ValueError)
+        << err_ctx << ": unknown match_shape code " << c;
+    if (c == kStoreToHeap || c == kAssertEqualToLoad) heap.At(value(i), err_ctx);
   }
-  bool ok = static_cast<int64_t>(dims.size()) == ndim;
-  std::vector<std::string> want(ndim, "?");
-  for (int64_t i = 0; i < ndim; ++i) {
-    if (codes[i] == kAssertEqualToImm) want[i] = std::to_string(values[i]);
-    if (codes[i] == kAssertEqualToLoad) want[i] = std::to_string(heap.At(values[i], err_ctx));
-    if (!ok) continue;  // (after a mismatch nothing more is stored)
-    // In order, so a dimension stored by an earlier position is checked by a later one.
-    if (codes[i] == kStoreToHeap) heap.At(values[i], err_ctx) = dims[i];
-    if (codes[i] == kAssertEqualToImm) ok = dims[i] == values[i];
-    if (codes[i] == kAssertEqualToLoad) {
-      want[i] = std::to_string(heap.At(values[i], err_ctx));
-      ok = dims[i] == heap.At(values[i], err_ctx);
-    }
+  bool ok = dims.size == ndim;
+  // In order, so a dimension stored by an earlier position is checked by a later one; after a
+  // mismatch nothing more is stored.
+  for (int64_t i = 0; ok && i < ndim; ++i) {
+    int64_t c = code(i), v = value(i);
+    if (c == kStoreToHeap) heap.At(v, err_ctx) = dims.data[i];
+    if (c == kAssertEqualToImm) ok = dims.data[i] == v;
+    if (c == kAssertEqualToLoad) ok = dims.data[i] == heap.At(v, err_ctx);
   }
   if (!ok) {
-    std::vector<std::string> got;
-    for (int64_t d : dims) got.push_back(std::to_string(d));
+    std::vector<std::string> want(ndim, "?"), got;
+    for (int64_t i = 0; i < ndim; ++i) {
+      if (code(i) == kAssertEqualToImm) want[i] = std::to_string(value(i));
+      if (code(i) == kAssertEqualToLoad) want[i] = std::to_string(heap.At(value(i), err_ctx));
+    }
+    for (int64_t i = 0; i < dims.size; ++i) got.push_back(std::to_string(dims.data[i]));
     TVM_FFI_THROW(ValueError) << err_ctx << ": expected shape " << Text(want) << ", got "
                               << Text(got);
   }
 }
 
 ffi::Shape MakeShapeWithHeap(ffi::PackedArgs args) {
-  const std::string who = "make_shape";
+  const std::string_view who = "make_shape";
   TVM_FFI_CHECK(args.size() >= 2, TypeError) << "make_shape(heap, ndim, (code, value)...)";
   Heap heap = AsHeap(args[0], who);
   int64_t ndim = PairCount(args, 1, 0, who);
