@@ -80,3 +80,37 @@ def test_shape_first_passed_from_several_threads(mod, dims, nthreads):
         for t in threads:
             t.join()
         assert not errors, errors[0]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 1), st.integers(-2**63, 2**63 - 1)),
+                min_size=2, max_size=6))
+def test_field_reads_from_several_threads_see_their_own_object(mod, pairs):
+    """Field reads take a result slot each from a shared list: threads reading at once (the
+    switch interval made tiny so they interleave between any two bytecodes) each get the
+    fields of the object they read, never another thread's."""
+    import sys
+
+    objs = [mod.make_pair(a, b, False) for a, b in pairs]
+    errors = []
+    start = threading.Barrier(len(objs))
+
+    def worker(obj, a, b):
+        try:
+            start.wait()
+            for _ in range(5000):  # a shared slot failed within ~30000 reads a thread
+                assert (obj.a, obj.b) == (a, b)
+        except BaseException as e:  # reported after join
+            errors.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=worker, args=(o, a, b)) for o, (a, b) in zip(objs, pairs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[0]

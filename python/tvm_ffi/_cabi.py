@@ -281,7 +281,9 @@ CB_INTS3 = CFUNCTYPE(None, c_int32, _pyobj, c_int64, c_int64, c_int64)
 # (measured: cheaper overall than from_address).
 SAFE_CALL = CFUNCTYPE(c_int, c_void_p, POINTER(c_int64), c_int32, POINTER(c_int64))
 FUNC_DELETER = CFUNCTYPE(None, c_void_p)
-FIELD_GETTER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+# A field getter copies one field into an Any (a reference count taken, nothing that blocks or
+# calls back into Python): called with the GIL held, which spares its release and retaking.
+FIELD_GETTER = ctypes.PYFUNCTYPE(c_int, c_void_p, c_void_p)
 FIELD_SETTER = CFUNCTYPE(c_int, c_void_p, c_void_p)
 
 

@@ -240,20 +240,56 @@ def _find_field(tindex, name):
     return None
 
 
+# Result slots of field reads: (word view, address, buffer). A read takes one from this list
+# and gives it back (list pop/append are atomic, so threads reading fields at once never share
+# a slot); a call frame (_frame.get_frame) does the same job with several times the upkeep,
+# and the compiler's passes read IR fields tens of thousands of times per model.
+_FIELD_SLOTS = []
+
+
+def _field_slot():
+    buf = (ctypes.c_int64 * 2)()
+    return memoryview(buf).cast("B").cast(_frame.WORD_FORMAT), ctypes.addressof(buf), buf
+
+
 def read_field(obj, field):
-    if field.getter is None:
+    getter = field.getter
+    if getter is None:
         raise AttributeError("field %r has no getter" % field.name)
-    if not obj._h:
+    h = obj._h
+    if not h:
         raise ValueError("cannot read field %r of a released object" % field.name)
-    fr = _frame.get_frame(0)
     try:
-        fr.q[0] = 0
-        fr.q[1] = 0
-        if field.getter(obj._h + field.offset, fr.res_addr) != 0:
+        slot = _FIELD_SLOTS.pop()
+    except IndexError:
+        slot = _field_slot()
+    try:
+        q = slot[0]
+        q[0] = 0  # None: the getter writes an owned value over it
+        q[1] = 0
+        if getter(h + field.offset, slot[1]) != 0:
             _frame.raise_last_error()
-        return _any.result_value(fr)
+        w0 = q[0]
+        if _K_OBJECT <= w0 <= 0x7FFFFFFF:  # an object (make_object inlined: most fields are)
+            maker = _OBJECT_MAKERS.get(w0)
+            if maker is not None:
+                return maker(q[1], w0)
+            o = _new(_CLS_BY_INDEX.get(w0) or class_for_index(w0))
+            o._h = q[1]
+            o._ti = w0
+            return o
+        if w0 == _K_INT:
+            return q[1]
+        if w0 == _K_NONE:
+            return None
+        return _any.value_from_words(w0, q[1])
     finally:
-        _frame.put_frame(fr)
+        _FIELD_SLOTS.append(slot)
+
+
+_K_OBJECT, _K_INT, _K_NONE = C.kObject, C.kInt, C.kNone
+_OBJECT_MAKERS = _any.OBJECT_MAKERS
+_new = object.__new__
 
 
 def write_field(obj, field, value):
