@@ -19,7 +19,10 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)  # the repository root (.devcheck sits in it)
+# The repository root: .devcheck/ (staged by tools/gpu_check.sh) sits in it, tools/gpu_check/
+# two levels below it.
+ROOT = next(d for d in (os.path.dirname(HERE), os.path.dirname(os.path.dirname(HERE)))
+            if os.path.exists(os.path.join(d, "benchmarks", "model_bench.py")))
 for sub in ("benchmarks", os.path.join("tests", "compiler_py")):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
