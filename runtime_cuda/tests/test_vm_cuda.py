@@ -50,6 +50,11 @@ def build():
         b.emit_call("fake_vadd_f32", [r(1), const, r(2), imm(N), imm(2), imm(128)])
         b.emit_call("vm.builtin.to_device", [b.VM, r(2), imm(1)], 3)
         b.emit_ret(3)
+    with b.function("fill", 0):
+        # A kernel and the device tensor it wrote, nothing copied back (no sync of its own).
+        b.emit_call("vm.builtin.empty", [b.VM, b.c(tvm_ffi.Shape([N])), b.c(I32), imm(0)], 0)
+        b.emit_call("fake_fill_i32", [r(0), imm(7), imm(N), imm(2), imm(128)])
+        b.emit_ret(0)
     exe = b.get()
     tvm_ffi.get_global_func("ffi.ModuleImportModule")(exe.mod, load_module_from_blob(test_blob()))
     return exe
@@ -94,3 +99,20 @@ def test_device_memory_is_released():
     gc.collect()
     clear()
     assert FAKE.stats().live_allocations == before
+
+
+def test_profile_times_each_call_to_the_end_of_its_device_work(monkeypatch):
+    """VirtualMachine.profile waits for the VM's CUDA device around every packed call, so a
+    kernel's time is its run on the GPU, not its launch: with cuStreamSynchronize failing,
+    profile() raises naming it, while the same function called plainly (no sync) runs."""
+    vm = tvm.runtime.VirtualMachine(build(), tvm.cuda())
+    report = vm.profile("fill")
+    assert "fake_fill_i32" in [row["Name"] for row in report.top(5)]
+    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuStreamSynchronize")
+    monkeypatch.setenv("FAKE_CUDA_FAIL_RESULT", "1")
+    out = vm["fill"]()
+    assert out.device == tvm.cuda(0)
+    with pytest.raises(Exception, match="cuStreamSynchronize"):
+        vm.profile("fill")
+    monkeypatch.delenv("FAKE_CUDA_FAIL")
+    np.testing.assert_array_equal(out.numpy(), np.full(N, 7, "int32"))

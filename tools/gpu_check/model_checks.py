@@ -6,7 +6,8 @@ and 8) and ResNet-50 of docs/benchmarks.md, built by benchmarks/model_bench.py's
 Relax pipeline: dlight GPU schedules), run by the VM on tvm.cuda(0).
 
 Checked: outputs against onnxruntime on the CPU (the frontend's reference), max |diff| over
-max |reference| at most 1e-3. Figures: compile seconds, our median latency, and torch's eager
+max |reference| at most 1e-3. Figures: compile seconds, our median latency, the five slowest
+kernels (VirtualMachine.profile, which waits for the GPU around each call), and torch's eager
 fp32 latency (TF32 off) of the same architecture on the same GPU — torchvision's resnet50 and
 a post-norm nn.TransformerEncoder (6 layers, d 384, 6 heads, ffn 1536, GELU) with torch's own
 random weights: latency does not depend on the values, so this is the peer a user would time.
@@ -94,6 +95,11 @@ def check_models_on_gpu(ctx):
         err = float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-30))
         ours = _median_ms(lambda: vm["main"](*args), dev.sync)
         entry = {"compile_s": round(compile_s, 2), "rel_err": err, "ours_ms": round(ours, 3)}
+        # where the time goes: VirtualMachine.profile syncs the GPU around each call
+        report = vm.profile("main", *args)
+        entry["profile_total_ms"] = round(report.total_us / 1e3, 3)
+        entry["top_kernels_ms"] = [(c["Name"], round(c["Duration (us)"] / 1e3, 3), round(c["Percent"], 1))
+                                   for c in report.top(5)]
         try:
             entry["torch_eager_ms"] = round(_torch_peer(name, feeds), 3)
             entry["ratio_ours_over_torch"] = round(ours / entry["torch_eager_ms"], 2)

@@ -8,6 +8,7 @@
 #include "interpreter.h"
 
 #include <tvm/ffi/container/array.h>
+#include <tvm/runtime/device_api.h>
 #include <tvm/runtime/tensor.h>
 
 #include <chrono>
@@ -292,11 +293,15 @@ ffi::Any VirtualMachineObj::RunLoop(Index pc, size_t base) {
           ffi::details::InitNone(&result);
           const ffi::FunctionObj* fobj = callee.get();
           std::chrono::steady_clock::time_point start;
-          if (TVM_FFI_UNLIKELY(profile_ != nullptr)) start = std::chrono::steady_clock::now();
+          if (TVM_FFI_UNLIKELY(profile_ != nullptr)) {
+            SyncDevices();  // earlier asynchronous work is not this call's
+            start = std::chrono::steady_clock::now();
+          }
           int rc = fobj->cell.safe_call(ffi::details::ObjectUnsafe::ToHandle(fobj),
                                         reinterpret_cast<const TVMFFIAny*>(args), num_args,
                                         &result);
           if (TVM_FFI_UNLIKELY(profile_ != nullptr)) {
+            if (rc == 0) SyncDevices();  // a GPU kernel's time, not only its launch
             CallTime& t = (*profile_)[func_index];
             t.calls += 1;
             t.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -366,6 +371,12 @@ void VirtualMachineObj::UnwindWithError(const ffi::Error& err, Index pc, size_t 
     PopFrame();
   }
   err.UpdateBacktrace(trace, kTVMFFIBacktraceUpdateModeAppend);
+}
+
+void VirtualMachineObj::SyncDevices() const {
+  for (const DLDevice& dev : devices_) {
+    if (dev.device_type != kDLCPU) DeviceAPI::Get(dev)->StreamSync(dev, nullptr);
+  }
 }
 
 ffi::Any VirtualMachineObj::Profile(ffi::PackedArgs args) {

@@ -69,8 +69,12 @@ class VirtualMachineObj : public ffi::ModuleObj {
   /*! \brief Appends the VM frames above `base` to the error's backtrace, then pops them. */
   void UnwindWithError(const ffi::Error& err, Index pc, size_t base);
   ffi::Function MakeClosure(Index func_index) const;
-  /*! \brief The "profile" control function: runs `fname(*args)` timing every packed call. */
+  /*! \brief The "profile" control function: runs `fname(*args)` timing every packed call
+   * (each call between two syncs of the VM's non-CPU devices, so a kernel launched on a GPU
+   * stream is timed to its end). */
   ffi::Any Profile(ffi::PackedArgs args);
+  /*! \brief Waits for the default stream of every non-CPU device of this VM (profiling). */
+  void SyncDevices() const;
 
   ffi::Module exec_ref_;
   const VMExecutableObj* exec_;
