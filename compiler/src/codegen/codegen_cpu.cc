@@ -9,7 +9,6 @@
 #include <tvm/ir/reflection.h>
 
 #include <algorithm>
-#include <iterator>
 #include <sstream>
 #include <unordered_set>
 
@@ -49,7 +48,6 @@ void CollectVars(const Any& v, std::unordered_map<const Object*, int>* used,
   if (fields == nullptr) return;
   for (const ir::FieldEntry& f : *fields) CollectVars(ir::ReadField(o, f), used, bound);
 }
-
 
 }  // namespace
 

@@ -40,16 +40,6 @@ std::string DimsToText(const int64_t* dims, size_t n) {
 }
 
 /*! \brief Dims of a tensor or shape value; TypeError (with err_ctx) otherwise. */
-std::vector<int64_t> DimsOf(const ffi::AnyView& v, const std::string& err_ctx) {
-  if (const DLTensor* t = AsDLTensor(v)) return std::vector<int64_t>(t->shape, t->shape + t->ndim);
-  if (v.type_index() == kTVMFFIShape) {
-    ffi::Shape s = v.cast<ffi::Shape>();
-    return std::vector<int64_t>(s.begin(), s.end());
-  }
-  TVM_FFI_THROW(TypeError) << err_ctx << ": expected a Tensor or Shape, got `" << v.GetTypeKey()
-                           << "`";
-}
-
 /*! \brief Reads element 0 of a one-element tensor as an integer truth value. */
 bool ScalarTensorIsTrue(const DLTensor* t) {
   TVM_FFI_CHECK(ffi::details::ShapeNumel(t->shape, t->ndim) == 1, ValueError)
@@ -123,17 +113,18 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       return;
     }
     TVM_FFI_CHECK(args.size() >= 2, TypeError) << "match_shape(value, err_ctx, dims...)";
-    std::string err_ctx = args[1].cast<std::string>();
-    std::vector<int64_t> dims = DimsOf(args[0], err_ctx);
+    ffi::String ctx = args[1].cast<ffi::String>();
+    const std::string_view err_ctx = ctx.view();
+    Dims dims = DimsOf(args[0], err_ctx);
     size_t ndim = static_cast<size_t>(args.size() - 2);
-    bool ok = dims.size() == ndim;
+    bool ok = static_cast<size_t>(dims.size) == ndim;
     for (size_t i = 0; ok && i < ndim; ++i) {
       const ffi::AnyView& want = args[static_cast<int>(i) + 2];
       if (want.is_none()) continue;
       std::optional<int64_t> w = want.as<int64_t>();
       TVM_FFI_CHECK(w.has_value(), TypeError)
           << err_ctx << ": match_shape expects int or None dimensions";
-      ok = *w == dims[i];
+      ok = *w == dims.data[i];
     }
     if (!ok) {
       std::ostringstream want;
@@ -144,7 +135,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       }
       want << "]";
       TVM_FFI_THROW(ValueError) << err_ctx << ": expected shape " << want.str() << ", got "
-                                << DimsToText(dims.data(), dims.size());
+                                << DimsToText(dims.data, static_cast<size_t>(dims.size));
     }
   });
 

@@ -74,13 +74,15 @@ int64_t PairCount(ffi::PackedArgs args, int pos, int trailing, std::string_view 
   return ndim;
 }
 
-/*! \brief The dimensions of a Tensor or Shape argument, read in place (match_shape runs for
- * every input of every call: no copies). `keep` holds the Shape while the view is used. */
-struct Dims {
-  const int64_t* data = nullptr;
-  int64_t size = 0;
-  ffi::Shape keep;
-};
+std::string Text(const std::vector<std::string>& dims) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
 
 Dims DimsOf(const ffi::AnyView& v, std::string_view err_ctx) {
   Dims d;
@@ -98,16 +100,6 @@ Dims DimsOf(const ffi::AnyView& v, std::string_view err_ctx) {
   TVM_FFI_THROW(TypeError) << err_ctx << ": expected a Tensor or Shape, got `" << v.GetTypeKey()
                            << "`";
 }
-
-std::string Text(const std::vector<std::string>& dims) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
-  os << "]";
-  return os.str();
-}
-
-}  // namespace
 
 void MatchShapeWithHeap(ffi::PackedArgs args) {
   TVM_FFI_CHECK(args.size() >= 4, TypeError)

@@ -10,6 +10,8 @@
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/function.h>
 
+#include <string_view>
+
 namespace tvm {
 namespace runtime {
 namespace vm {
@@ -27,6 +29,17 @@ enum MakeShapeCode : int64_t {
   kUseImm = 0,     // extent = value
   kLoadShape = 1,  // extent = heap[value]
 };
+
+/*! \brief The dimensions of a Tensor or Shape value, read in place (match_shape runs for
+ * every input of every call: no copies). `keep` holds the Shape while the view is used. */
+struct Dims {
+  const int64_t* data = nullptr;
+  int64_t size = 0;
+  ffi::Shape keep;
+};
+
+/*! \brief Dims of `v`; TypeError naming `err_ctx` when it is neither a Tensor nor a Shape. */
+Dims DimsOf(const ffi::AnyView& v, std::string_view err_ctx);
 
 /*! \brief match_shape(value, heap or None, ndim, (code, value) * ndim, err_ctx). */
 void MatchShapeWithHeap(ffi::PackedArgs args);
