@@ -112,3 +112,24 @@ def test_guard_failing_on_the_last_lanes_stores_the_valid_prefix_as_one_vector(r
     out = tvm.runtime.tensor(np.full((rows, n), -7.0, "float32"))
     lib(tvm.runtime.tensor(a), out)
     np.testing.assert_allclose(out.numpy(), a * 2 + 1, rtol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(width=st.sampled_from([65, 80, 96, 128, 200, 256, 320, 512]), rows=st.integers(1, 3), seed=st.integers(0, 2**16))
+def test_long_vectorized_loops_become_chunks_of_vectors(width, rows, seed):
+    """A vectorized loop longer than 64 lanes (a 256-column tile's write-back) whose extent a
+    power of two from 16 up divides runs as a serial loop over vectors of that many lanes
+    (at most 64); other extents stay a loop. The values are numpy's either way."""
+    func = _scaled_copy(rows * width, width, rows=None)
+    lowered = str(tvm.lower(func))
+    lanes = next((w for w in (64, 32, 16) if width % w == 0), None)
+    if lanes is not None:
+        assert "T.Ramp" in lowered and ", %d)" % lanes in lowered, lowered
+        assert all(", %d)" % w not in lowered for w in (128, 256, 512) if w != lanes), lowered
+    else:
+        assert "T.Ramp" not in lowered, lowered
+    lib = tvm.tir.build(func, "llvm")
+    a = np.random.default_rng(seed).standard_normal(rows * width).astype("float32")
+    out = tvm.runtime.tensor(np.full(rows * width, -7.0, "float32"))
+    lib(tvm.runtime.tensor(a), out)
+    np.testing.assert_allclose(out.numpy(), a * 2 + 1, rtol=1e-6)

@@ -1,5 +1,5 @@
-"""A large host module is compiled in parts at once (llvm_backend: the parts in worker
-processes, objects joined by a relocatable link): the result computes what the whole-module
+"""A large host module is compiled in parts at once (llvm_backend: the parts in threads,
+each with an LLVM context of its own; objects joined by a relocatable link): the result computes what the whole-module
 compile does, exports, JIT-compiles and prints its IR and assembly. The threshold is lowered
 here so a small module splits; generated programs decide how many functions it holds.
 relax.build starts the kernels' parts early, beside its last Relax passes
@@ -135,74 +135,40 @@ def test_parts_share_one_tensor_checker_and_its_errors(n_funcs, bad, tmp_path_fa
             fn(np.zeros(n, "float32"), np.zeros(n + 1, "float32"))
 
 
-def test_relax_build_starts_a_worker_the_parts_then_use(monkeypatch):
-    # relax.build starts one worker before its passes (prestart_worker); the compile in parts
-    # takes that process instead of starting its own, and a dead spare is passed over.
-    # (_cores is 2 below whatever the host has.)
-    monkeypatch.delenv("TVM_LLVM_PARALLEL", raising=False)
-    started = []
-    orig_start = llvm_backend._start_worker
+def test_relax_build_compiles_the_early_parts_in_threads(monkeypatch):
+    """relax.build starts the kernels' parts after scheduling, each in a thread with an LLVM
+    context of its own (llvm_compile.compile_isolated), and compiles VMShapeLower's function
+    in the caller's thread meanwhile: three modules, one tensor checker (in the first early part;
+    the others declare it), the same results as the build in one piece."""
+    import threading
 
-    def start():
-        started.append(orig_start())
-        return started[-1]
-
-    monkeypatch.setattr(llvm_backend, "_start_worker", start)
-    # on one core no worker is started ahead; the rest runs as on two cores whatever the host
-    monkeypatch.setattr(llvm_backend, "_cores", lambda: 1)
-    llvm_backend.prestart_worker()
-    assert started == [] and llvm_backend._SPARE == []
-    monkeypatch.setattr(llvm_backend, "_cores", lambda: 2)
-    dead = orig_start()
-    dead.stdin.close()
-    dead.wait()
-    dead.stdout.close()
-    llvm_backend._SPARE[:] = [dead]
-    llvm_backend.prestart_worker()  # one is "waiting" (dead): nothing started
-    assert started == []
-    llvm_backend._SPARE.clear()
-    # a spare another process started (inherited by a fork) is not used: its pipes are shared
-    foreign = orig_start()
-    foreign.tvm_owner = -1
-    llvm_backend._SPARE[:] = [foreign]
-    fresh = llvm_backend._take_worker()
-    assert fresh is not foreign and fresh.tvm_owner == os.getpid() and llvm_backend._SPARE == []
-    for proc in (foreign, fresh):
-        proc.stdin.close()
-        proc.wait()
-        proc.stdout.close()
-    started.clear()
-    mod = _program([16, 24, 8, 16], 1)
     from tvm.relax import vm_build
+    from tvm.target import llvm_compile
 
-    small = _program([16, 16], 1)  # one layer
-    assert vm_build._bindings(small) < vm_build._PRESTART_MIN_BINDINGS  # a small graph starts none
-    with pytest.MonkeyPatch.context() as mp:
-        _build(small, mp, parallel=False)
-    assert started == [] and llvm_backend._SPARE == []
-    monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)
+    monkeypatch.delenv("TVM_LLVM_PARALLEL", raising=False)
+    monkeypatch.setattr(llvm_backend, "_cores", lambda: 2)
+    threads = []
+    orig = llvm_compile.compile_isolated
+
+    def compile_isolated(ir, settings):
+        threads.append(threading.current_thread())
+        return orig(ir, settings)
+
+    monkeypatch.setattr(llvm_compile, "compile_isolated", compile_isolated)
+    mod = _program([16, 24, 8, 16], 1)
+    assert vm_build._bindings(mod) >= vm_build._EARLY_MIN_BINDINGS
     ex, art = _build(mod, monkeypatch, parallel=True)
-    monkeypatch.setattr(vm_build, "_PRESTART_MIN_BINDINGS", 0)  # _build undid it
-    # relax.build started the kernels early (two parts: one in a thread, one in the prestarted
-    # worker) and compiled VMShapeLower's function at the end (a third module)
     assert "__vm_shape_func_main_0" in art.func_names and len(art._part_irs) == 3
-    # one tensor checker: in the first early part; the other part and the shape function's
-    # module (built as the early thread ends) declare it
     assert [p.count("define weak_odr hidden ptr @__tvm_check_tensor_arg(") for p in art._part_irs] == [1, 0, 0]
-    assert len(started) == 1  # the prestarted one, taken by the second part
-    assert llvm_backend._SPARE == []
-    assert all(p.returncode == 0 for p in started)  # each answered its part and exited
+    # the two early parts each in a thread of its own, not the caller's
+    assert len(threads) >= 2 and threading.main_thread() not in threads[:2]
+    assert threads[0] is not threads[1]
     x = tvm.runtime.tensor(np.ones((3, 16), "float32"))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(llvm_backend, "_PARALLEL_MIN_IR", 1 << 60)  # one piece (in the early thread)
+        mp.setattr(llvm_backend, "_PARALLEL_MIN_IR", 1 << 60)  # one piece (in one thread)
         whole = tvm.compile(mod, target="llvm")
     np.testing.assert_array_equal(relax.VirtualMachine(ex, tvm.cpu())["main"](x).numpy(),
                                   relax.VirtualMachine(whole, tvm.cpu())["main"](x).numpy())
-    assert len(llvm_backend._SPARE) == 1  # that build (in one piece) started the next one's
-    llvm_backend._close_spares()
-    monkeypatch.setenv("TVM_LLVM_PARALLEL", "0")
-    llvm_backend.prestart_worker()
-    assert llvm_backend._SPARE == []
 
 
 def _finishes(monkeypatch):

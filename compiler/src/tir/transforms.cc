@@ -494,7 +494,8 @@ class LoopVectorizer : public ExprMutator {
     auto* n = x.as<ForNode>();
     if (n == nullptr || n->kind != static_cast<int64_t>(ForKind::kVectorized)) return x;
     const int64_t* ext = AsConstInt(n->extent);
-    if (ext == nullptr || *ext < 1 || *ext > 64) return x;
+    if (ext == nullptr || *ext < 1) return x;
+    if (*ext > kMaxLanes) return SplitLongLoop(x, n, *ext);
     if (*ext == 1) return x;
     Stmt plain = x;  // a scalar loop when it does not vectorize (codegen adds the hint)
     try {
@@ -503,6 +504,27 @@ class LoopVectorizer : public ExprMutator {
     }
     Stmt agreed = VectorizeWhereLanesAgree(n, plain, static_cast<int>(*ext));
     return agreed.defined() ? agreed : plain;
+  }
+
+ private:
+  // The widest vector a loop becomes (64 floats: four AVX-512 registers).
+  static constexpr int64_t kMaxLanes = 64;
+
+  // A vectorized loop longer than kMaxLanes whose extent a power of two from 16 up divides:
+  // a serial loop over vectorized chunks of that many lanes (then vectorized as above), e.g. a
+  // 256-column register tile's write-back, 4 x 64 lanes. Left a loop, LLVM's loop vectorizer
+  // would make a vector body, a scalar remainder and alias checks of it: 2-3x the code and
+  // the compile time (and the accumulators go through memory). Other extents stay loops.
+  Stmt SplitLongLoop(const Stmt& loop, const ForNode* n, int64_t ext) {
+    int64_t lanes = kMaxLanes;
+    while (lanes >= 16 && ext % lanes != 0) lanes /= 2;
+    if (lanes < 16) return loop;
+    DataType t = n->loop_var->dtype;
+    Var outer(std::string(n->loop_var->name) + "_chunk", t), inner(std::string(n->loop_var->name) + "_lane", t);
+    PrimExpr at = tir::Simp(MakeBinary("tir.Add", MakeBinary("tir.Add", n->min, MakeBinary("tir.Mul", outer, IntImm(t, lanes))), inner));
+    Stmt body = tir::Substitute(n->body, {{n->loop_var.get(), at}});
+    Stmt chunk = VisitStmt(MakeFor(inner, IntImm(t, 0), IntImm(t, lanes), static_cast<int64_t>(ForKind::kVectorized), body));
+    return MakeFor(outer, IntImm(t, 0), IntImm(t, ext / lanes), static_cast<int64_t>(ForKind::kSerial), chunk);
   }
 };
 

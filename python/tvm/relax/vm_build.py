@@ -43,10 +43,9 @@ def _memory_stats(mod):
     return out
 
 
-# A graph of this many bindings or more starts an LLVM worker ahead (llvm_backend.prestart_worker):
-# its kernels likely pass the IR size that is compiled in parts (the MLP's 10 bindings: ~120 KB
-# of IR, 0.3 s of LLVM, now compiled in two parts: 0.44 -> 0.30 s wall on a Zen 5 host).
-_PRESTART_MIN_BINDINGS = 8
+# A graph of this many bindings or more starts its kernels' LLVM work early (EarlyKernels):
+# smaller graphs have too little of it to win back a second module and the link joining them.
+_EARLY_MIN_BINDINGS = 8
 
 
 def _bindings(mod):
@@ -79,16 +78,12 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
         raise ValueError("relax.build: system_lib=True is not supported (export a shared library)")
     target = Target(target) if target is not None else (Target.current() or Target("llvm"))
     n_bindings = _bindings(mod)
-    if str(target.kind) == "llvm" and n_bindings >= _PRESTART_MIN_BINDINGS:
-        from ..target import llvm_backend
-
-        llvm_backend.prestart_worker()  # starts up while the passes below run
     if isinstance(relax_pipeline, str):
         relax_pipeline = get_default_pipeline(target) if relax_pipeline == "default" \
             else get_pipeline(relax_pipeline)
     # The kernels' LLVM work starts when the pipeline has scheduled them (its
     # StartKernelBuild pass) and runs beside the passes after it (backend/early_kernels.py).
-    early = EarlyKernels.for_build(target, tir_pipeline, n_bindings, _PRESTART_MIN_BINDINGS)
+    early = EarlyKernels.for_build(target, tir_pipeline, n_bindings, _EARLY_MIN_BINDINGS)
     with target, early_kernels_active(early):  # passes that size things by the target read it
         if relax_pipeline is not None:
             mod = relax_pipeline(mod)

@@ -14,7 +14,6 @@ is exported (Executable.export_library) or written (module.write_to_file("k.o"))
 `mcjit_functions` JIT-compiles in process instead (tvm.compile(..., jit=True)).
 """
 
-import atexit
 import ctypes
 import itertools
 import json
@@ -22,7 +21,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 
@@ -31,7 +29,7 @@ import tvm_ffi
 from .. import base as _base
 from ..ir import _api
 from ..ir.instrument import timed_phase
-from . import codegen, llvm_worker
+from . import codegen, llvm_compile
 
 _LLVM_READY = []
 
@@ -83,31 +81,31 @@ def target_machine(target):
         cpu = binding.get_host_cpu_name()
         if not features:
             features = binding.get_host_cpu_features().flatten()
-    tm = llvm_worker.target_machine(triple, cpu, features)
-    tm.tvm_settings = (triple, cpu or "", features or "")  # what a worker process needs
+    tm = llvm_compile.target_machine(triple, cpu, features)
+    tm.tvm_settings = (triple, cpu or "", features or "")  # what a thread's own machine needs
     return tm
 
 
 def optimize(llmod, tm):
     """LLVM's -O3 module pipeline for the target machine `tm`."""
     llvm()
-    llvm_worker.optimize(llmod, tm)
+    llvm_compile.optimize(llmod, tm)
 
 
 def parse(ir, triple, tm):
     """An llvmlite module of IR text for `triple`, verified."""
     llvm()
-    return llvm_worker.parse(ir, triple, tm)
+    return llvm_compile.parse(ir, triple, tm)
 
 
 def compile_here(ir, triple, tm):
-    """llvm_worker.compile_ir in this process, each step a timed_phase (llvm.parse,
+    """llvm_compile.compile_ir (global context), each step a timed_phase (llvm.parse,
     llvm.optimize, llvm.emit_object, llvm.print_ir)."""
     llvm()
     with timed_phase("llvm.parse"):
-        llmod = llvm_worker.parse(ir, triple, tm)
+        llmod = llvm_compile.parse(ir, triple, tm)
     with timed_phase("llvm.optimize"):
-        llvm_worker.optimize(llmod, tm)
+        llvm_compile.optimize(llmod, tm)
     with timed_phase("llvm.emit_object"):
         obj = tm.emit_object(llmod)
     with timed_phase("llvm.print_ir"):
@@ -120,12 +118,12 @@ def same_cpu(triple, other=None):
 
 
 # A host module with at least this much LLVM IR text is compiled in parts, one per core (at
-# most 4), the others in worker processes (llvm_worker.py; llvmlite serializes threads);
-# below it a worker's start-up (0.1 s of CPU on a Zen 5 host: Python and llvmlite) costs more
-# than it saves. Since the packed wrappers call one tensor checker (tensor_arg_check.h), the
-# IR is denser: ~2 s of LLVM CPU per MB (SqueezeNet's 550 KB: 1 s; the MLP's ~120 KB: 0.3 s).
-# TVM_LLVM_PARALLEL=0 turns it off.
-_PARALLEL_MIN_IR = 64 << 10
+# most 4), each in a thread with an LLVM context of its own (llvm_compile.compile_isolated).
+# LLVM takes ~1.5-2 s of CPU per MB of IR here (16 KB: ~30 ms); a part costs a thread and
+# the objects' relocatable link (`ld -r`, ~4 ms), which a smaller module would not win back.
+# (The static-batch MLP's ~40 KB: 0.16 -> 0.14 s wall in two parts.) TVM_LLVM_PARALLEL=0
+# turns it off.
+_PARALLEL_MIN_IR = 16 << 10
 
 
 def _cores():
@@ -207,80 +205,34 @@ def _parallel_parts(mod, ir):
     return _parts_by_size(mod, ir, n)
 
 
-# Worker processes started ahead of need (prestart_worker), each taken by one part.
-_SPARE = []
-
-
-def _start_worker():
-    proc = subprocess.Popen([sys.executable, llvm_worker.__file__], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    proc.tvm_owner = os.getpid()  # a forked child inherits _SPARE but must not use its pipes
-    return proc
-
-
-def prestart_worker():
-    """Starts an LLVM worker process now (none if one is waiting, on one core, or with
-    TVM_LLVM_PARALLEL=0), so that its start-up (Python and llvmlite: 0.15 s of CPU, 0.3-0.4 s
-    wall) runs on the other core beside the Relax passes instead of delaying its part of the
-    LLVM work. relax.build calls it first; the next compile in parts takes it."""
-    if _SPARE or _cores() < 2 or os.environ.get("TVM_LLVM_PARALLEL") == "0":
-        return
-    _SPARE.append(_start_worker())
-
-
-@atexit.register
-def _close_spares():
-    while _SPARE:  # an unused worker reads EOF and exits
-        proc = _SPARE.pop()
-        if proc.tvm_owner != os.getpid():
-            continue
-        proc.stdin.close()
-        proc.wait()
-        proc.stdout.close()
-
-
-def _take_worker():
-    while _SPARE:
-        proc = _SPARE.pop()
-        if proc.tvm_owner == os.getpid() and proc.poll() is None:
-            return proc
-    return _start_worker()
-
-
-def _start_worker_compiles(texts, tm):
-    """[(feeding thread, result box, text)]: each text sent to a worker process (a spare one
-    when waiting) to optimise and emit."""
-    workers = []
+def _start_part_compiles(texts, tm):
+    """[(thread, result box)]: each text compiled in a thread of its own, at once."""
+    started = []
     for text in texts:
-        header = json.dumps(dict(zip(("triple", "cpu", "features"), tm.tvm_settings))).encode()
-        data = text.encode()
-        proc = _take_worker()
         box = {}
-        feed = threading.Thread(target=lambda p=proc, b=box, d=header + b"\n%d\n" % len(data) + data:
-                                b.setdefault("out", p.communicate(d)[0]), daemon=True)
-        feed.start()
-        workers.append((feed, box, text))
-    return workers
+        thread = threading.Thread(target=_compile_into, args=(box, text, tm.tvm_settings), daemon=True)
+        thread.start()
+        started.append((thread, box))
+    return started
 
 
-def _finish_worker_compiles(workers, triple, tm):
-    """(objects, optimised IR texts) of _start_worker_compiles' parts, in order; a part whose
-    worker failed is compiled here."""
-    objects, irs = [], []
-    for feed, box, text in workers:
-        with timed_phase("llvm.wait_worker"):
-            feed.join()
-        out = box.get("out", b"")
-        head, _, rest = out.partition(b"\n")
-        try:
-            n_obj, n_ir = (int(x) for x in head.split())
-            objects.append(rest[:n_obj])
-            irs.append(rest[n_obj:n_obj + n_ir].decode())
-        except ValueError:  # the worker failed: its part is compiled here
-            obj, opt_ir, _ = compile_here(text, triple, tm)
-            objects.append(obj)
-            irs.append(opt_ir)
-    return objects, irs
+def _compile_into(box, text, settings):
+    try:
+        box["out"] = llvm_compile.compile_isolated(text, settings)
+    except Exception as err:  # noqa: BLE001 - raised again by _finish_part_compiles
+        box["error"] = err
+
+
+def _finish_part_compiles(started):
+    """(objects, optimised IR texts) of _start_part_compiles' parts, in order, once every
+    thread is done; the first error of a part raised."""
+    with timed_phase("llvm.wait_parts"):
+        for thread, _ in started:
+            thread.join()
+    for _, box in started:
+        if "error" in box:
+            raise box["error"]
+    return [box["out"][0] for _, box in started], [box["out"][1] for _, box in started]
 
 
 def _join_objects(objects, irs, triple, tm):
@@ -299,15 +251,17 @@ def _join_objects(objects, irs, triple, tm):
 
 
 def _compile_in_parts(texts, triple, tm):
-    """(object, [optimised IR per part], the first part's module): part 0 here, the others in
-    worker processes at the same time; the objects joined by a relocatable link. A worker
-    that fails or a missing C compiler falls back to compiling here."""
-    workers = _start_worker_compiles(texts[1:], tm)
+    """(object, [optimised IR per part]): part 0 in this thread, the others in threads of
+    their own at the same time; the objects joined by a relocatable link."""
+    started = _start_part_compiles(texts[1:], tm)
     llvm()
-    obj, opt_ir, first = compile_here(texts[0], triple, tm)
-    objects, irs = _finish_worker_compiles(workers, triple, tm)
-    objects, irs = [obj] + objects, [opt_ir] + irs
-    return _join_objects(objects, irs, triple, tm), irs, first
+    try:
+        with timed_phase("llvm.compile_part"):
+            first = llvm_compile.compile_isolated(texts[0], tm.tvm_settings)
+    finally:
+        objects, irs = _finish_part_compiles(started)
+    objects, irs = [first[0]] + objects, [first[1]] + irs
+    return _join_objects(objects, irs, triple, tm), irs
 
 
 def _ir_texts(mod, target, checker="internal"):
@@ -338,11 +292,8 @@ def _ir_texts(mod, target, checker="internal"):
 class EarlyHostBuild:
     """LLVM's work on a lowered host module started now and joined by `finish`, so that it
     runs while the caller goes on (relax.build's Relax passes after the kernels are
-    scheduled): the parts of _parallel_parts, the first in a thread of this process
-    (llvmlite's calls release the GIL), the others in worker processes. (Tried: the parts
-    one after the other in the thread, the rest shared with a worker when the caller joins;
-    slower but on BERT, where the Relax passes after scheduling are long: small parts cost
-    ~8 ms of LLVM each, and most models' later passes are short.)"""
+    scheduled): the parts of _parallel_parts (or the whole module), each in a thread of its
+    own (llvmlite's calls release the GIL)."""
 
     def __init__(self, mod, target):
         llvm()
@@ -350,39 +301,23 @@ class EarlyHostBuild:
         self.target = target
         # it holds the tensor-argument checker for the module built after it (build_after_early)
         self.triple, self.llvm_ir, self.tm, texts = _ir_texts(mod, target, checker="define")
-        texts = texts or [self.llvm_ir]
-        self._workers = _start_worker_compiles(texts[1:], self.tm)
-        self._first = {}
-        self._thread = threading.Thread(target=self._compile_first, args=(texts[0],), daemon=True)
-        self._thread.start()
+        self._started = _start_part_compiles(texts or [self.llvm_ir], self.tm)
 
-    def _compile_first(self, text):
-        try:
-            obj, opt_ir, _ = llvm_worker.compile_ir(text, self.triple, self.tm)
-            self._first["out"] = (obj, opt_ir)
-        except Exception as err:  # noqa: BLE001 - raised again by finish
-            self._first["error"] = err
-
-    def finish(self, while_waiting=None):
-        """(objects, optimised IR texts) of every part; an error of the first part raised.
-        `while_waiting` (no arguments) runs once the first part is done and before the
-        workers' parts are joined: this process's LLVM is free then and a worker is usually
-        the last to finish."""
-        with timed_phase("llvm.wait_early"):
-            self._thread.join()
+    def finish(self, meanwhile=None):
+        """(objects, optimised IR texts, meanwhile's result) of every part: `meanwhile` (no
+        arguments; the functions added after the early start) runs in this thread first,
+        beside the parts' threads. An error of a part or of `meanwhile` is raised once every
+        thread is done."""
         extra = error = None
-        if while_waiting is not None and "error" not in self._first:
+        if meanwhile is not None:
             try:
-                extra = while_waiting()
-            except Exception as err:  # noqa: BLE001 - raised once the workers are joined
+                extra = meanwhile()
+            except Exception as err:  # noqa: BLE001 - raised once the threads are joined
                 error = err
-        objects, irs = _finish_worker_compiles(self._workers, self.triple, self.tm)
-        if "error" in self._first:
-            raise self._first["error"]
+        objects, irs = _finish_part_compiles(self._started)
         if error is not None:
             raise error
-        obj, opt_ir = self._first["out"]
-        return [obj] + objects, [opt_ir] + irs, extra
+        return objects, irs, extra
 
 
 def _parts_by_size(mod, ir, n):
@@ -395,16 +330,15 @@ def _parts_by_size(mod, ir, n):
         part = min(parts, key=lambda p: p[0])
         part[0] += sizes[name] + 1
         part[1][name] = funcs[name]
-    # the largest first: part 0 is compiled in this process, which starts at once (a worker
-    # may still be starting up)
+    # the largest first (part 0 is the one the caller's thread compiles, when it does)
     parts.sort(key=lambda p: -p[0])
     return [_ir_module(p[1]) for p in parts if p[1]]
 
 
 def build_after_early(early, rest, target):
     """The loaded LLVMBuild of an EarlyHostBuild's module and `rest` (a lowered module of the
-    functions it lacks, or None): rest compiled as soon as the early thread is done (beside
-    the workers' parts), the objects linked into one. Rest uses the early module's
+    functions it lacks, or None): rest compiled in this thread beside the early parts'
+    threads, the objects linked into one. Rest uses the early module's
     tensor-argument checker."""
     funcs = {str(k): f for k, f in early.mod.functions.items()}
     has_rest = rest is not None and len(rest.functions)
@@ -451,7 +385,8 @@ class LLVMBuild:
         self._part_irs = None  # the optimised IR of each part, when compiled in parts
         if texts is not None:
             with timed_phase("llvm.compile_in_parts"):
-                self.object, self._part_irs, llmod = _compile_in_parts(texts, self.triple, self.tm)
+                self.object, self._part_irs = _compile_in_parts(texts, self.triple, self.tm)
+            llmod = None  # optimized_module() links the parts' texts on demand
             self.optimized_ir = "\n".join(self._part_irs)  # for reading: one module per part
         else:
             with timed_phase("llvm.compile"):

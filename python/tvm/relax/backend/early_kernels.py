@@ -9,7 +9,7 @@ Relax passes that follow (the dataflow lowering, memory planning, VMShapeLower, 
 
 StartKernelBuild sits in the CPU pipeline right after DefaultSchedule. start() lowers the
 kernels with the TIR pipeline (here, at once) and hands their LLVM IR to
-llvm_backend.EarlyHostBuild (a thread and the worker processes). finish() takes the early
+llvm_backend.EarlyHostBuild (a thread per part). finish() takes the early
 objects only when every kernel it compiled reaches the end of the pipeline unchanged (the
 same body, parameters and attributes but the global symbol AttachGlobalSymbol adds); the
 functions it lacks (VMShapeLower's shape functions) are compiled then and linked in. Anything
@@ -127,7 +127,7 @@ class EarlyKernels:
         same = all(name in final_funcs and _unchanged(f, final_funcs[name], name) for name, f in self.funcs.items())
         if not same:
             try:
-                build.finish()  # the thread and the workers end; their work is dropped
+                build.finish()  # the parts' threads end; their work is dropped
             except Exception:  # noqa: BLE001
                 pass
             return None
