@@ -32,7 +32,10 @@ bool IsVarType(int32_t ti) {
 
 class SEqual {
  public:
-  explicit SEqual(bool map_free_vars) : map_free_vars_(map_free_vars) {}
+  // With `int_diffs`, integer constants (IntImm) of one dtype are equal whatever their values;
+  // the pairs that differ are appended to it.
+  explicit SEqual(bool map_free_vars, std::vector<IntDiff>* int_diffs = nullptr)
+      : map_free_vars_(map_free_vars), int_diffs_(int_diffs) {}
 
   bool Eq(const Any& a, const Any& b, bool defines) {
     if (a.type_index() != b.type_index()) return false;
@@ -49,6 +52,13 @@ class SEqual {
     }
     if (ti == kTVMFFIStr) return a.cast<std::string>() == b.cast<std::string>();
     if (IsVarType(ti)) return VarEq(x, y, defines);
+    if (int_diffs_ != nullptr && ti == IntImmNode::RuntimeTypeIndex()) {
+      auto* u = static_cast<const IntImmNode*>(x);
+      auto* v = static_cast<const IntImmNode*>(y);
+      if (u->dtype != v->dtype) return false;
+      if (u->value != v->value) int_diffs_->push_back({u, u->value, v->value});
+      return true;
+    }
     if (ti == kTVMFFIArray) {
       Array<Any> u = a.cast<Array<Any>>(), v = b.cast<Array<Any>>();
       if (u.size() != v.size()) return false;
@@ -108,12 +118,14 @@ class SEqual {
   }
 
   bool map_free_vars_;
+  std::vector<IntDiff>* int_diffs_;
   std::unordered_map<const void*, const void*> map_, rmap_;
 };
 
 class SHash {
  public:
-  explicit SHash(bool map_free_vars) : map_free_vars_(map_free_vars) {}
+  explicit SHash(bool map_free_vars, bool ignore_int_values = false)
+      : map_free_vars_(map_free_vars), ignore_int_values_(ignore_int_values) {}
 
   static uint64_t Combine(uint64_t h, uint64_t v) {
     return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
@@ -130,6 +142,9 @@ class SHash {
     }
     const Object* x = static_cast<const Object*>(static_cast<const void*>(a.raw()->v_obj));
     if (ti == kTVMFFIStr) return Combine(h, std::hash<std::string>()(a.cast<std::string>()));
+    if (ignore_int_values_ && ti == IntImmNode::RuntimeTypeIndex()) {
+      return Combine(h, std::hash<std::string>()(DTypeToString(static_cast<const IntImmNode*>(x)->dtype)));
+    }
     if (IsVarType(ti)) {
       const PrimExprNode* v = static_cast<const PrimExprNode*>(x);
       h = Combine(h, std::hash<std::string>()(DTypeToString(v->dtype)));
@@ -162,6 +177,7 @@ class SHash {
 
  private:
   bool map_free_vars_;
+  bool ignore_int_values_;
   std::unordered_map<const void*, uint64_t> ids_;
 };
 
@@ -181,6 +197,14 @@ int64_t StructuralHash(const Any& a, bool map_free_vars) {
   return static_cast<int64_t>(SHash(map_free_vars).Hash(a, false) >> 1);
 }
 
+bool StructuralEqualModuloInts(const Any& a, const Any& b, std::vector<IntDiff>* diffs) {
+  return SEqual(false, diffs).Eq(a, b, false);
+}
+
+int64_t StructuralHashModuloInts(const Any& a) {
+  return static_cast<int64_t>(SHash(false, true).Hash(a, false) >> 1);
+}
+
 TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("ir.StructuralEqual", [](Any a, Any b, bool map_free_vars) {
     return StructuralEqual(a, b, map_free_vars);
@@ -188,6 +212,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("ir.StructuralHash", [](Any a, bool map_free_vars) {
     return StructuralHash(a, map_free_vars);
   });
+  RegisterCompilerGlobal("ir.StructuralHashModuloInts", [](Any a) { return StructuralHashModuloInts(a); });
 }
 
 }  // namespace tvm

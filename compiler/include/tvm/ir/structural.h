@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tvm {
 
@@ -15,6 +16,19 @@ namespace tvm {
 bool StructuralEqual(const ffi::Any& a, const ffi::Any& b, bool map_free_vars = false);
 /*! \brief A hash consistent with StructuralEqual. */
 int64_t StructuralHash(const ffi::Any& a, bool map_free_vars = false);
+class IntImmNode;
+/*! \brief An integer constant of one side of a comparison and the values on both sides. */
+struct IntDiff {
+  const IntImmNode* node;  // in the first argument
+  int64_t first, second;
+};
+/*!
+ * \brief StructuralEqual (free vars by identity) with integer constants equal whatever their
+ * values (not their dtypes); each pair that differs is appended to `diffs`, in visiting order.
+ */
+bool StructuralEqualModuloInts(const ffi::Any& a, const ffi::Any& b, std::vector<IntDiff>* diffs);
+/*! \brief A hash consistent with StructuralEqualModuloInts (constants' values left out). */
+int64_t StructuralHashModuloInts(const ffi::Any& a);
 /*! \brief The printer's text of any IR value (dispatch: tvm/ir/printer.h). */
 std::string AsText(const ffi::Any& node);
 

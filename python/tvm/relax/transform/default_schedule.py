@@ -842,6 +842,7 @@ def DefaultSchedule():  # noqa: N802 (TVM's naming of passes)
 
     def run(mod, ctx):
         from .dedup_prim_funcs import deduplicate_prim_funcs
+        from .generalize_prim_funcs import generalize_prim_funcs
 
         mod = deduplicate_prim_funcs(mod)  # repeated layers scheduled and compiled once
         out = {}
@@ -850,5 +851,6 @@ def DefaultSchedule():  # noqa: N802 (TVM's naming of passes)
                 out[str(name)] = f
                 continue
             out[str(name)] = _schedule_kernel(f, str(name)).with_attr("tir.is_scheduled", True)
-        return IRModule(out)
+        # kernels scheduled alike but for one dimension (an MLP's layers): compiled once
+        return generalize_prim_funcs(IRModule(out))
     return ModulePass(run, PassInfo(0, "relax.DefaultSchedule"))
