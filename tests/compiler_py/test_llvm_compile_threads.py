@@ -122,3 +122,46 @@ def test_a_failing_part_raises_after_every_thread_is_done():
     assert not any(thread.is_alive() for thread, _ in started)
     objects, irs = llvm_backend._finish_part_compiles(llvm_backend._start_part_compiles([texts[0], texts[2]], tm))
     assert len(objects) == 2 and "@g2(" in irs[1]
+
+
+def test_relax_build_loads_llvmlite_in_a_thread_of_its_own_once():
+    """A fresh interpreter: importing tvm leaves llvmlite unloaded; relax.build starts one
+    thread loading it (llvm_backend.preload) while its passes run, and a second preload or
+    build starts no other; llvm() called from several threads at once initialises once."""
+    import subprocess
+    import sys
+
+    code = r'''
+import sys, threading
+import numpy as np
+import tvm
+from tvm import relax
+from tvm.relax import op as R
+from tvm.target import llvm_backend
+assert "llvmlite" not in sys.modules
+started = []
+orig = threading.Thread.start
+def start(self):
+    started.append(self)
+    return orig(self)
+threading.Thread.start = start
+x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+bb = relax.BlockBuilder()
+with bb.function("main", [x]):
+    bb.emit_func_output(bb.emit(R.add(x, x)))
+ex = relax.build(bb.get(), "llvm")
+llvm_backend.preload()
+preloads = [t for t in started if "(_preload)" in t.name]
+assert len(preloads) == 1, started
+threading.Thread.start = orig
+results = []
+threads = [threading.Thread(target=lambda: results.append(llvm_backend.llvm())) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert len(set(map(id, results))) == 1 and llvm_backend._LLVM_READY == [results[0]]
+out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(np.ones(4, "float32"))).numpy()
+assert (out == 2).all()
+print("ok")
+'''
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]

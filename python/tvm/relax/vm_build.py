@@ -78,6 +78,10 @@ def build(mod, target=None, params=None, relax_pipeline="default", tir_pipeline=
         raise ValueError("relax.build: system_lib=True is not supported (export a shared library)")
     target = Target(target) if target is not None else (Target.current() or Target("llvm"))
     n_bindings = _bindings(mod)
+    if str(target.kind) == "llvm" or target.host is not None:
+        from ..target import llvm_backend
+
+        llvm_backend.preload()  # llvmlite loads while the passes below run
     if isinstance(relax_pipeline, str):
         relax_pipeline = get_default_pipeline(target) if relax_pipeline == "default" \
             else get_pipeline(relax_pipeline)
