@@ -13,7 +13,7 @@ Every profile entry's *self* time (its time less its children's) goes to one gro
 so the groups add up to the whole build: import; the Relax passes (LegalizeOps and
 DefaultSchedule, the schedules, on lines of their own); VM codegen; the TIR passes; LLVM IR
 generation (codegen.LLVMText); LLVM (parse, optimise, emit the object, print the optimised
-IR, wait for the worker processes' parts, join them); linking and loading the library; and
+IR, wait for the parts' threads, join them); linking and loading the library; and
 the glue between them (the pipelines' and builders' own Python).
 """
 

@@ -293,7 +293,7 @@ def main():
         from compile_breakdown import format_breakdown
 
         print("\nCompile time of ours by phase (wall seconds of each step itself, share of the build; "
-              "LLVM parts on worker processes count as the wait for them):")
+              "LLVM parts in threads count as the wait for them):")
         for name, r in breakdowns.items():
             print("%s: %.2f s wall, %.2f s CPU with child processes" % (name, r["compile_s"], r["compile_cpu_s"]))
             print(format_breakdown(r["phases"]))
