@@ -77,7 +77,7 @@ def test_threads_compile_at_once_what_one_at_a_time_makes(kernels, seed):
     # meanwhile this thread uses llvmlite's global context (under its lock) as other code does
     triple = settings_[0]
     tm = llvm_compile.target_machine(*settings_)
-    here = llvm_compile.compile_ir(irs[0], triple, tm)
+    here = llvm_backend.compile_here(irs[0], triple, tm)
     for t in threads:
         t.join()
     assert results == serial

@@ -16,7 +16,6 @@ is exported (Executable.export_library) or written (module.write_to_file("k.o"))
 
 import ctypes
 import itertools
-import json
 import os
 import re
 import shutil
@@ -31,7 +30,8 @@ from ..ir import _api
 from ..ir.instrument import timed_phase
 from . import codegen, llvm_compile
 
-_LLVM_READY = []
+_LLVM_READY = []  # [llvmlite.binding] once initialised
+_PRELOADING = []  # the thread preload() started
 
 # JIT engines kept alive by the functions made from them (key: the function's `self`).
 _JIT_ENGINES = {}
@@ -84,9 +84,6 @@ def preload():
     _PRELOADING[0].start()
 
 
-_PRELOADING = []
-
-
 def _preload():
     try:
         llvm()
@@ -127,8 +124,9 @@ def parse(ir, triple, tm):
 
 
 def compile_here(ir, triple, tm):
-    """llvm_compile.compile_ir (global context), each step a timed_phase (llvm.parse,
-    llvm.optimize, llvm.emit_object, llvm.print_ir)."""
+    """(object bytes, optimised IR text, the optimised module) of IR text, in llvmlite's
+    global context (one at a time), each step a timed_phase (llvm.parse, llvm.optimize,
+    llvm.emit_object, llvm.print_ir)."""
     llvm()
     with timed_phase("llvm.parse"):
         llmod = llvm_compile.parse(ir, triple, tm)

@@ -12,8 +12,8 @@ cheap calls (creating and disposing the objects) keep llvmlite's lock.
 
     obj, text = compile_isolated(ir, (triple, cpu, features))   # any thread, at once
 
-`compile_ir` compiles in llvmlite's global context under its lock (one at a time) and keeps
-the optimised module, for callers that go on using it (assembly, JIT).
+`parse` and `optimize` work in llvmlite's global context under its lock (one at a time),
+for callers that keep the module (llvm_backend.compile_here: assembly, JIT).
 """
 
 import ctypes
@@ -41,20 +41,23 @@ def parse(ir, triple, tm):
     return llmod
 
 
-def optimize(llmod, tm):
-    """LLVM's -O3 module pipeline for the target machine `tm`."""
+def optimize(llmod, tm, unlocked=False):
+    """LLVM's -O3 module pipeline for the target machine `tm`; with `unlocked` its run goes
+    around llvmlite's lock (compile_isolated). The pass objects are closed before the module
+    can be (their analysis caches point into it)."""
     binding = _binding()
     pto = binding.create_pipeline_tuning_options(speed_level=3)
     pb = binding.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(llmod, pb)
-
-
-def compile_ir(ir, triple, tm):
-    """(object bytes, optimised IR text, the optimised module) of IR text, in the global
-    context (under llvmlite's lock)."""
-    llmod = parse(ir, triple, tm)
-    optimize(llmod, tm)
-    return tm.emit_object(llmod), str(llmod), llmod
+    mpm = pb.getModulePassManager()
+    try:
+        if unlocked:
+            _unlocked("LLVMPY_RunNewModulePassManager")(mpm, llmod, pb)
+        else:
+            mpm.run(llmod, pb)
+    finally:
+        mpm.close()
+        pb.close()
+        pto.close()
 
 
 def _unlocked(name):
@@ -92,27 +95,12 @@ def compile_isolated(ir, settings):
             failed, err = _checked(_unlocked("LLVMPY_VerifyModule"), llmod)
             if failed:
                 raise RuntimeError(err)
-            _optimize_unlocked(llmod, tm)
+            optimize(llmod, tm, unlocked=True)
             return _emit_object(tm, llmod), _module_text(llmod)
         finally:
             llmod.close()  # before its context
     finally:
         ctx.close()
-
-
-def _optimize_unlocked(llmod, tm):
-    """optimize() with the pipeline's run around the lock; the pass objects closed before
-    the module (their analysis caches point into it)."""
-    binding = _binding()
-    pto = binding.create_pipeline_tuning_options(speed_level=3)
-    pb = binding.create_pass_builder(tm, pto)
-    mpm = pb.getModulePassManager()
-    try:
-        _unlocked("LLVMPY_RunNewModulePassManager")(mpm, llmod, pb)
-    finally:
-        mpm.close()
-        pb.close()
-        pto.close()
 
 
 def _emit_object(tm, llmod):
