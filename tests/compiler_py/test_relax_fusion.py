@@ -308,6 +308,23 @@ def test_target_scope_and_lanes():
     assert Target("llvm -mattr=+avx512f").fp32_lanes == 16
 
 
+def test_host_lanes_without_llvm_agree_with_llvm():
+    """The host's lanes come from /proc/cpuinfo's flags on x86-64 Linux (no wait for
+    llvmlite's library); they must be what LLVM's own host features say."""
+    import llvmlite.binding as llvm
+    from tvm import target as target_mod
+
+    features = llvm.get_host_cpu_features().flatten()
+    from_llvm = target_mod._lanes_of(features, llvm.get_process_triple())
+    assert target_mod.Target("llvm").fp32_lanes == from_llvm
+    # the same triple named explicitly goes through LLVM's features
+    assert target_mod.Target("llvm -mtriple=%s" % llvm.get_process_triple()).fp32_lanes == from_llvm
+    flags = target_mod._x86_vector_flags()
+    if flags is not None:
+        assert ("avx512f" in flags) == ("+avx512f" in features)
+        assert ("avx" in flags) == ("+avx" in features)
+
+
 # ---- DefaultSchedule: elementwise chains and matmul epilogues in one pass ----
 
 def _scheduled(mod):

@@ -17,6 +17,7 @@ from .._compiler_guard import require_compiler
 
 require_compiler("tvm.target")
 
+import platform
 import threading
 
 from tvm_ffi import register_object
@@ -37,6 +38,44 @@ def _host_cpu():
 
         _HOST_CPU.append((llvm.get_process_triple(), llvm.get_host_cpu_features().flatten()))
     return _HOST_CPU[0]
+
+
+_X86_VECTOR_FLAGS = []
+
+
+def _x86_vector_flags():
+    """{"avx", "avx512f"} & this x86-64 Linux machine's CPU flags (/proc/cpuinfo: the kernel
+    lists a flag only when the OS saves its registers, as LLVM's host detection checks), or
+    None elsewhere. What fp32_lanes needs, without waiting for llvmlite's library to load
+    (20-35 ms at the start of a process's first build, while legalization would wait)."""
+    if not _X86_VECTOR_FLAGS:
+        flags = None
+        if platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64"):
+            try:
+                with open("/proc/cpuinfo") as f:
+                    for line in f:
+                        if line.startswith("flags"):
+                            flags = set(line.split(":", 1)[1].split()) & {"avx", "avx512f"}
+                            break
+            except OSError:
+                flags = None
+        _X86_VECTOR_FLAGS.append(flags)
+    return _X86_VECTOR_FLAGS[0]
+
+
+def _host_fp32_lanes():
+    flags = _x86_vector_flags()
+    if flags is not None:
+        return 16 if "avx512f" in flags else 8 if "avx" in flags else 4
+    return _lanes_of(_host_cpu()[1], "")
+
+
+def _lanes_of(features, triple):
+    if "+avx512f" in features:
+        return 16
+    if "+avx" in features or (not features and (not triple or triple.startswith("x86_64"))):
+        return 8  # a named x86-64 CPU without -mattr: assume AVX2, the common floor
+    return 4
 
 
 @register_object("target.Target")
@@ -93,14 +132,12 @@ class Target(Node):
         counts as AVX2."""
         features, triple = self.mattr, self.mtriple
         if not self.mcpu and not features:
+            if not triple:
+                return _host_fp32_lanes()
             host_triple, host_features = _host_cpu()
-            if not triple or triple == host_triple:
+            if triple == host_triple:
                 features = host_features
-        if "+avx512f" in features:
-            return 16
-        if "+avx" in features or (not features and (not triple or triple.startswith("x86_64"))):
-            return 8  # a named x86-64 CPU without -mattr: assume AVX2, the common floor
-        return 4
+        return _lanes_of(features, triple)
 
     @property
     def kind_name(self):

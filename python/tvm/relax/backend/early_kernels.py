@@ -92,7 +92,8 @@ class EarlyKernels:
             return None
         if llvm_backend._cores() < 2 or os.environ.get("TVM_LLVM_PARALLEL") == "0":
             return None
-        if not llvm_backend.same_cpu(target.mtriple or llvm_backend.host_triple()):
+        # no -mtriple is the host: asking LLVM would wait for llvm_backend.preload's thread
+        if target.mtriple and not llvm_backend.same_cpu(target.mtriple):
             return None
         return cls(target, tir_pipeline)
 
