@@ -13,8 +13,9 @@ Every profile entry's *self* time (its time less its children's) goes to one gro
 so the groups add up to the whole build: import; the Relax passes (LegalizeOps and
 DefaultSchedule, the schedules, on lines of their own); VM codegen; the TIR passes; LLVM IR
 generation (codegen.LLVMText); LLVM (parse, optimise, emit the object, print the optimised
-IR, wait for the parts' threads, join them); linking and loading the library; and
-the glue between them (the pipelines' and builders' own Python).
+IR, wait for the parts' threads, join them); linking and loading the library; creating
+the VM (model_bench.py times it as "relax.VirtualMachine"); and the glue between them (the
+pipelines' and builders' own Python).
 """
 
 # (group, names or name prefixes; the first group that matches takes the entry)
@@ -23,6 +24,7 @@ GROUPS = [
     ("legalize", ("relax.LegalizeOps",)),
     ("schedule", ("relax.DefaultSchedule",)),
     ("VM codegen", ("relax.VMCodeGen",)),
+    ("VM creation", ("relax.VirtualMachine",)),
     ("glue", ("relax.cpu_generic", "relax.vm_lowering", "tir.build", "tir.default",
               "tir.finalize_host", "codegen.build")),
     ("other Relax passes", ("relax.",)),
