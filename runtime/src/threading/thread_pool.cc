@@ -7,11 +7,13 @@
  * runs task 0 itself. Size: $TVM_NUM_THREADS, else the number of online CPUs; changeable at
  * run time with `runtime.SetNumThreads`.
  *
- * A worker on the launching thread's CPU does not spin: it sleeps. Spinning threads never
- * leave the run queue, so Linux kept a new worker on its creator's CPU beside it for many
- * milliseconds while the other CPU idled (2 vCPUs: 3 of 8 new pools), and the two took
- * turns through sched_yield: a 25 us MLP call took 46-63 us at two threads, slower than at
- * one. A sleeping thread is placed again when it is woken, on an idle CPU.
+ * A worker that finds itself on the launching thread's CPU moves off it. Linux left a new
+ * worker beside its creator for many milliseconds while the other CPU idled (2 vCPUs: 3 of
+ * 8 new pools), the two taking turns through sched_yield (a 25 us MLP call took 46-63 us at
+ * two threads, slower than at one); sleeping until woken did not help, the wake-up kept it
+ * there. So the worker narrows its own CPU mask to exclude that CPU, which migrates it at
+ * once, and widens it back (it stays where it went; the user's mask is kept). Where it
+ * cannot move (one allowed CPU) it sleeps between launches instead of spinning.
  */
 #include <tvm/runtime/c_backend_api.h>
 #include <tvm/ffi/error.h>
@@ -58,6 +60,23 @@ int CurrentCpu() {
   return sched_getcpu();
 #else
   return -1;
+#endif
+}
+
+/*! \brief Moves the calling thread off `cpu` (see the file's comment); false where it stays. */
+bool MoveOffCpu(int cpu) {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
+  if (!CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) < 2) return false;
+  cpu_set_t others = allowed;
+  CPU_CLR(cpu, &others);
+  if (sched_setaffinity(0, sizeof(others), &others) != 0) return false;
+  sched_setaffinity(0, sizeof(allowed), &allowed);
+  return CurrentCpu() != cpu;
+#else
+  (void)cpu;
+  return false;
 #endif
 }
 
@@ -139,7 +158,9 @@ class ThreadPool {
       // Spin briefly: back-to-back launches (a kernel's loop nest) then skip the sleep; but
       // not beside the launching thread (see the file's comment).
       uint64_t gen = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; gen == seen && spin < 4000 && !BesideLauncher(); ++spin) {
+      for (int spin = 0; gen == seen && spin < 4000; ++spin) {
+        int launcher = launcher_cpu_.load(std::memory_order_relaxed);
+        if (launcher >= 0 && launcher == CurrentCpu() && !MoveOffCpu(launcher)) break;
         std::this_thread::yield();
         gen = generation_.load(std::memory_order_acquire);
       }
@@ -153,11 +174,6 @@ class ThreadPool {
       RunTasks(slot);
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
-  }
-
-  bool BesideLauncher() const {
-    int cpu = launcher_cpu_.load(std::memory_order_relaxed);
-    return cpu >= 0 && cpu == CurrentCpu();
   }
 
   int num_threads_;
