@@ -6,7 +6,9 @@ run: compile time and latency (best of N) with 1 and 2 threads.
     PYTHONPATH=python python3 benchmarks/model_bench.py --profile --models squeezenet,resnet50
 
 Each side (ours, onnxruntime, apache-tvm) runs each model in a process of its own; the
-1-minute load average before each model is printed beside it. Compile time runs to a
+1-minute load average before each model is printed beside it, and parallel_probe.c's figure
+(whether two threads got two cores' worth of arithmetic just then: on a 2-vCPU host it moved
+between 1.0 and 1.9 within seconds, and every side's two-thread latency with it). Compile time runs to a
 runnable model: the import, the build and the VM's creation (onnxruntime: the session's),
 wall seconds and CPU seconds (the process and its children: the linker); "build s" is the
 build call alone (import and relax.build / tvm.compile). The two differ for apache-tvm:
@@ -89,6 +91,18 @@ def resnet18_model(hw=64):
     w = g.init((g.rng.standard_normal((1000, 512)) * 0.05).astype("float32"))
     g.op("Gemm", [y, w, g.init(np.zeros(1000, "float32"))], transB=1)
     return g.model("y", [1, 3, hw, hw], [1, 1000])
+
+
+def _parallel_probe(tmp):
+    """A callable printing parallel_probe.c's figure (2.00: two threads got one core's worth,
+    1.00: two free cores), or None without a C compiler."""
+    cc = os.environ.get("CC") or "cc"
+    exe = os.path.join(tmp, "parallel_probe")
+    built = subprocess.run([cc, "-O2", "-pthread", os.path.join(HERE, "parallel_probe.c"), "-o", exe],
+                           capture_output=True)
+    if built.returncode != 0:
+        return None
+    return lambda: subprocess.run([exe], capture_output=True, text=True).stdout.strip() or "?"
 
 
 def _peer_python():
@@ -246,13 +260,16 @@ def main():
         parser.error("unknown models %s (known: %s)" % (unknown, ", ".join(builders)))
     peer = None if args.no_apache_tvm else _peer_python()
     print("latency in ms, best of %d; ratio = ours / peer (below 1: ours faster); each side in its own "
-          "process; load = 1-minute load average before the model's runs (%d CPUs)" % (args.repeat, os.cpu_count()))
+          "process; load = 1-minute load average before the model's runs (%d CPUs); 2cpu = parallel_probe.c "
+          "before the model's runs (the time two threads take at once over one alone: 1.00 two free cores, "
+          "2.00 one core's worth)" % (args.repeat, os.cpu_count()))
     print("apache-tvm 0.27: %s" % ("measured (%s)" % peer if peer else "not measured"))
-    head = "%-18s %-10s %9s %7s %7s | %9s %7s | %9s %7s | %7s | %5s"
+    head = "%-18s %-10s %9s %7s %7s | %9s %7s | %9s %7s | %7s | %5s %5s"
     print(head % ("model", "compiler", "compile s", "cpu s", "build s", "1 thread", "ratio", "2 threads", "ratio",
-                  "2t/1t", "load"))
+                  "2t/1t", "load", "2cpu"))
     tops, breakdowns = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
+        probe = _parallel_probe(tmp)
         for name in names:
             model, feeds = builders[name]()
             mpath, fpath = os.path.join(tmp, "m.onnx"), os.path.join(tmp, "in.npz")
@@ -260,6 +277,7 @@ def main():
                 f.write(model.SerializeToString())
             np.savez(fpath, **feeds)
             load = os.getloadavg()[0]
+            two_cpus = probe() if probe else "-"
             ort_res = _run_worker("ort", mpath, fpath, os.path.join(tmp, "ort.npy"), args.repeat, False)
             ours = _run_worker("ours", mpath, fpath, os.path.join(tmp, "ours.npy"), args.repeat, args.profile)
             rows = [("ours", ours), ("onnxruntime", ort_res)]
@@ -277,16 +295,16 @@ def main():
             for k, (who, r) in enumerate(rows):
                 label = name if k == 0 else ""
                 if isinstance(r, str):
-                    print(head % (label, who, "-", "", "", r, "", "", "", "", ""))
+                    print(head % (label, who, "-", "", "", r, "", "", "", "", "", ""))
                     continue
                 cells = [label, who, "%.2f" % r["compile_s"], "%.2f" % r["compile_cpu_s"], "%.2f" % r["build_s"]]
                 if r["ms"] is None:  # compile only
-                    print(head % tuple(cells + ["-", "", "-", "", "", ""]))
+                    print(head % tuple(cells + ["-", "", "-", "", "", "", ""]))
                     continue
                 for t in (1, 2):
                     ratio = "" if who == "ours" or not isinstance(ours, dict) else "%.2fx" % (ours["ms"][t] / r["ms"][t])
                     cells += ["%.3f" % r["ms"][t], ratio]
-                cells += ["%.2f" % (r["ms"][1] / r["ms"][2]), "%.1f" % load if k == 0 else ""]
+                cells += ["%.2f" % (r["ms"][1] / r["ms"][2]), "%.1f" % load if k == 0 else "", two_cpus if k == 0 else ""]
                 print(head % tuple(cells))
             sys.stdout.flush()
             if isinstance(ours, dict) and "top" in ours:

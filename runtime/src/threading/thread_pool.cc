@@ -154,13 +154,12 @@ class ThreadPool {
 
   void WorkerLoop(int slot) {
     uint64_t seen = 0;
+    bool beside_launcher = false;
     while (true) {
-      // Spin briefly: back-to-back launches (a kernel's loop nest) then skip the sleep; but
-      // not beside the launching thread (see the file's comment).
+      // Spin briefly: back-to-back launches (a kernel's loop nest) then skip the sleep. The
+      // loop touches generation_ alone; the CPU check is made once a launch, below.
       uint64_t gen = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; gen == seen && spin < 4000; ++spin) {
-        int launcher = launcher_cpu_.load(std::memory_order_relaxed);
-        if (launcher >= 0 && launcher == CurrentCpu() && !MoveOffCpu(launcher)) break;
+      for (int spin = 0; gen == seen && spin < 4000 && !beside_launcher; ++spin) {
         std::this_thread::yield();
         gen = generation_.load(std::memory_order_acquire);
       }
@@ -171,6 +170,9 @@ class ThreadPool {
       }
       seen = gen;
       if (stop_) return;
+      // Beside the launcher (see the file's comment): move off its CPU, else sleep next time.
+      int launcher = launcher_cpu_.load(std::memory_order_relaxed);
+      beside_launcher = launcher >= 0 && launcher == CurrentCpu() && !MoveOffCpu(launcher);
       RunTasks(slot);
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
