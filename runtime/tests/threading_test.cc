@@ -1,7 +1,12 @@
-// The parallel-for pool: coverage of every task, barriers, errors, nesting, resizing.
+// The parallel-for pool: coverage of every task, barriers, errors, nesting, resizing, and a
+// worker leaving the launching thread's CPU.
 #include <gtest/gtest.h>
 #include <tvm/ffi/function.h>
 #include <tvm/runtime/c_backend_api.h>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <atomic>
 #include <vector>
@@ -112,5 +117,44 @@ TEST(ThreadPool, NestedLaunchRunsSerially) {
   EXPECT_EQ(counter.load(), 6);
   EXPECT_THROW(G("runtime.SetNumThreads")(int64_t{0}), ffi::Error);
 }
+
+#if defined(__linux__)
+struct CpuClosure {
+  std::atomic<int> cpu{-1};
+};
+
+int RecordWorkerCpu(int task_id, TVMParallelGroupEnv*, void* cdata) {
+  if (task_id == 1) static_cast<CpuClosure*>(cdata)->cpu = sched_getcpu();  // slot 1: the worker
+  return 0;
+}
+
+TEST(ThreadPool, WorkerMovesOffTheLaunchersCpu) {
+  cpu_set_t original;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(original), &original), 0);
+  G("runtime.SetNumThreads")(int64_t{2});
+  int moved = 0, rounds = 20;
+  for (int rep = 0; rep < rounds; ++rep) {
+    CpuClosure first;
+    ASSERT_EQ(TVMBackendParallelLaunch(RecordWorkerCpu, &first, 2), 0);
+    int worker_cpu = first.cpu.load();
+    ASSERT_GE(worker_cpu, 0);
+    // The launching thread sits down on the worker's CPU: the next launch finds it beside.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(worker_cpu, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    CpuClosure next;
+    int rc = TVMBackendParallelLaunch(RecordWorkerCpu, &next, 2);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(original), &original), 0);
+    ASSERT_EQ(rc, 0);
+    if (next.cpu.load() != worker_cpu) ++moved;
+  }
+  if (CPU_COUNT(&original) >= 2) {
+    EXPECT_GE(moved, rounds - 1);  // only a migration between its check and its task escapes
+  } else {
+    EXPECT_EQ(moved, 0);  // one CPU: nowhere to go (it sleeps between launches instead)
+  }
+}
+#endif
 
 }  // namespace
