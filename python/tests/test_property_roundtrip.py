@@ -2,6 +2,7 @@
 keep their value and type (the ABI-stability guard)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,3 +66,43 @@ def test_tensor_write_through(mod, arr, via_tensor):
     with np.errstate(invalid="ignore", over="ignore"):  # random bits: nan and inf included
         expected = before + np.float32(1)
     assert np.array_equal(arr, expected, equal_nan=True)
+
+
+def _argument(mod, kind, n):
+    """A value of `kind` for the two-argument calls below (objects of three classes, scalars)."""
+    if kind == "pair":
+        return mod.make_pair(n, -n, False)
+    if kind == "tensor":
+        return tvm_ffi.from_dlpack(np.arange(n % 7 + 1, dtype="float32"))
+    if kind == "array":
+        return tvm_ffi.get_global_func("ffi.Array")(n, n + 1)
+    if kind == "int":
+        return n
+    return "s%d" % n
+
+
+def _same_argument(expected, got):
+    if isinstance(expected, tvm_ffi.Object):
+        return got.same_as(expected)
+    return same_value(expected, got)
+
+
+@SETTINGS
+@given(st.sampled_from(["pair", "tensor", "array", "int", "str"]),
+       st.sampled_from(["pair", "tensor", "array", "int", "str"]),
+       st.integers(-1000, 1000), st.sampled_from([None, 0, 1]))
+def test_two_arguments(mod, kind_a, kind_b, n, released):
+    """Function.__call__ writes two ints or two objects into the frame inline (a VM's f(x, w));
+    every mix of kinds arrives in order, and a released object is refused (ValueError) in
+    either place, the frame left usable."""
+    make_array = tvm_ffi.get_global_func("ffi.Array")
+    a, b = _argument(mod, kind_a, n), _argument(mod, kind_b, n + 1)
+    pair = (a, b)
+    if released is not None and isinstance(pair[released], tvm_ffi.Object):
+        pair[released].__del__()
+        with pytest.raises(ValueError, match="released"):
+            make_array(a, b)
+    else:
+        out = make_array(a, b)
+        assert len(out) == 2 and _same_argument(a, out[0]) and _same_argument(b, out[1])
+    assert mod.num_args(1, 2) == 2  # the frames still work

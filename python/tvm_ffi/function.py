@@ -128,15 +128,24 @@ def _make_call(keep_gil):
                         else:  # temporaries made here are owned (and dropped) by the frame
                             setter(fr, 4, a)
                             call = fr.call1
-                elif c is no_arg:  # two: Ints inline (beyond int64, a store raises)
-                    if type(a) is int and type(b) is int:
+                elif c is no_arg:  # two: Ints and objects (a VM's f(x, w)) inline
+                    ta = type(a)
+                    tb = type(b)
+                    if ta is int and tb is int:
                         q = fr.q
                         try:
-                            q[5] = a
+                            q[5] = a  # beyond int64 the store raises
                             q[7] = b
                         except ValueError:
                             _pack_args(fr, (a, b))
-                    else:
+                    elif (_SETTERS_GET(ta) is _set_object and _SETTERS_GET(tb) is _set_object
+                          and a._h and b._h):
+                        q = fr.q
+                        q[4] = a._ti
+                        q[5] = a._h
+                        q[6] = b._ti
+                        q[7] = b._h
+                    else:  # (a released object raises there)
                         _pack_args(fr, (a, b))
                     call = fr.call2
                 elif not rest:  # three: likewise
