@@ -1,6 +1,8 @@
 """TVM tutorial-style schedules, written the way a TVM user writes them (tvm.tir.Schedule on a
 TE program, tvm.compile, tvm.runtime tensors), checked against numpy."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -137,6 +139,35 @@ def test_transform_layout_prepacks_a_weight():
     def pack(b):
         return np.ascontiguousarray(b.reshape(32, 4, 16).transpose(1, 0, 2))
     _run(sch.mod, shape, b_layout=pack)
+
+
+def test_transform_layout_in_the_buffers_index_type():
+    """An int64-shaped buffer's index map computes in int64 (as TVM's IndexMap): no casts in
+    the accesses, so a split column's `(jo * 16 + ji) // 16` simplifies and the vectorized
+    access stays one contiguous vector (reversed vector order, lanes in order)."""
+    n = tir.const(256, "int64")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+    sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+    block = sch.get_block("B")
+    sch.transform_layout(block, ("write", 0), lambda j: ((15 - j // 16) * 16 + j % 16,))
+    (j,) = sch.get_loops(block)
+    _, ji = sch.split(j, factors=[None, 16])
+    sch.vectorize(ji)
+    assert "Cast" not in str(sch.mod)
+    from tvm.tir.build import lower
+
+    lowered = str(lower(sch.mod, tvm.target.Target("llvm"))[0])
+    # each vector one contiguous 16-lane store at a descending base, no lanes gathered
+    stores = re.findall(r"B\[(.*)\] = ", lowered)
+    assert len(stores) == 1 and re.fullmatch(r"T\.Ramp\(\(\(\w+ \* T\.int64\(-16\)\) \+ T\.int64\(240\)\), "
+                                              r"T\.int64\(1\), 16\)", stores[0]), lowered
+    lib = tvm.compile(sch.mod)
+    a = np.random.rand(256).astype("float32")
+    b = np.zeros(256, "float32")
+    lib["main"](a, b)
+    want = (a * 2).reshape(16, 16)[::-1].reshape(256)  # vector v of the result at 15 - v
+    np.testing.assert_allclose(b, want, rtol=1e-6)
 
 
 def test_errors_are_schedule_errors():

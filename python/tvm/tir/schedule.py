@@ -305,17 +305,35 @@ class Schedule:
         else:
             spec = ["name", str(buffer)]
         ndim = int(_api("tir.schedule.BufferNdim")(self.func, self._block(block), spec))
-        inputs = [Var("i%d" % d, "int32") for d in range(ndim)]
+        # the index map computes in the buffer's index type (as TVM's IndexMap): int32
+        # variables over int64 indices would put casts into every access, and a cast hides
+        # `(jo * 16 + ji) // 16 == jo` from the simplifier
+        dtype = self._index_dtype(block, spec)
+        inputs = [Var("i%d" % d, dtype) for d in range(ndim)]
         outputs = index_map(*inputs)
         if not isinstance(outputs, (list, tuple)):
             outputs = [outputs]
         from .expr import convert
-        outputs = [convert(o, "int32") for o in outputs]
+        outputs = [convert(o, dtype) for o in outputs]
         self._run("TransformLayout", self._block(block), spec, inputs, outputs)
         self.trace.append("transform_layout", {"block": block, "buffer": buffer,
                                                "index_map": "lambda %s: %s" % (
                                                    ", ".join(v.name for v in inputs),
                                                    tuple(str(o) for o in outputs))})
+
+    def _index_dtype(self, block, spec):
+        """The dtype of the shape of the buffer transform_layout's `spec` names in `block`
+        ("int32" when it has no shape or is not among the block's reads and writes)."""
+        stmt = self.get(block)
+        if spec[0] == "name":
+            regions = list(stmt.reads) + list(stmt.writes)
+            buffers = [r.buffer for r in regions if str(r.buffer.name) == spec[1]]
+        else:
+            regions = stmt.writes if spec[0] == "write" else stmt.reads
+            buffers = [regions[spec[1]].buffer] if 0 <= spec[1] < len(regions) else []
+        if buffers and len(buffers[0].shape):
+            return str(buffers[0].shape[0].dtype)
+        return "int32"
 
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of `axis` of the `buffer_index`-th buffer `block` writes so that
