@@ -14,6 +14,9 @@ namespace tvm {
 namespace runtime {
 namespace {
 
+constexpr size_t kPage = 4096;
+constexpr size_t kPageAlignFrom = 64 << 10;
+
 class CPUDeviceAPI final : public DeviceAPI {
  public:
   void SetDevice(DLDevice) final {}
@@ -42,6 +45,11 @@ class CPUDeviceAPI final : public DeviceAPI {
     if (alignment < sizeof(void*)) alignment = sizeof(void*);
     TVM_FFI_CHECK((alignment & (alignment - 1)) == 0, ValueError)
         << "alignment " << alignment << " is not a power of two";
+    // Buffers of 64 KiB and more start on a page, like the kernels' workspaces
+    // (workspace_pool.cc): a kernel streaming one past a workspace it stores into then never
+    // meets the "4K aliasing" stall (the two at the same offset modulo 4 KB is the safe
+    // case); at most 4 KiB of padding, under 7% of such a buffer.
+    if (nbytes >= kPageAlignFrom && alignment < kPage) alignment = kPage;
     void* ptr = nullptr;
     // posix_memalign(0) may return NULL; one byte keeps every allocation a distinct pointer.
     if (posix_memalign(&ptr, alignment, nbytes == 0 ? 1 : nbytes) != 0) {
