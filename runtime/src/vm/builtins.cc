@@ -39,7 +39,6 @@ std::string DimsToText(const int64_t* dims, size_t n) {
   return os.str();
 }
 
-/*! \brief Dims of a tensor or shape value; TypeError (with err_ctx) otherwise. */
 /*! \brief Reads element 0 of a one-element tensor as an integer truth value. */
 bool ScalarTensorIsTrue(const DLTensor* t) {
   TVM_FFI_CHECK(ffi::details::ShapeNumel(t->shape, t->ndim) == 1, ValueError)
