@@ -291,10 +291,13 @@ class Schedule:
 
     # ---- layout ----
 
-    def transform_layout(self, block, buffer, index_map, pad_value=None):
+    def transform_layout(self, block, buffer, index_map, pad_value=None, *,
+                         assume_injective_transform=False):
         """Changes the layout of a buffer: `buffer` is ("read"|"write", index) of `block`, or
         a buffer name; `index_map` maps old indices to new ones (a lambda). An argument
-        buffer changes the function's signature: callers pass data in the new layout."""
+        buffer changes the function's signature: callers pass data in the new layout.
+        `assume_injective_transform` (TVM's keyword) changes nothing here: the map is checked
+        to be one to one by counting, which an injective map always passes."""
         if pad_value is not None:
             raise ScheduleError("transform_layout: pad_value is not supported")
         if isinstance(buffer, tuple):
@@ -308,7 +311,7 @@ class Schedule:
         # the index map computes in the buffer's index type (as TVM's IndexMap): int32
         # variables over int64 indices would put casts into every access, and a cast hides
         # `(jo * 16 + ji) // 16 == jo` from the simplifier
-        dtype = self._index_dtype(block, spec)
+        dtype = str(_api("tir.schedule.BufferIndexDtype")(self.func, self._block(block), spec))
         inputs = [Var("i%d" % d, dtype) for d in range(ndim)]
         outputs = index_map(*inputs)
         if not isinstance(outputs, (list, tuple)):
@@ -320,20 +323,6 @@ class Schedule:
                                                "index_map": "lambda %s: %s" % (
                                                    ", ".join(v.name for v in inputs),
                                                    tuple(str(o) for o in outputs))})
-
-    def _index_dtype(self, block, spec):
-        """The dtype of the shape of the buffer transform_layout's `spec` names in `block`
-        ("int32" when it has no shape or is not among the block's reads and writes)."""
-        stmt = self.get(block)
-        if spec[0] == "name":
-            regions = list(stmt.reads) + list(stmt.writes)
-            buffers = [r.buffer for r in regions if str(r.buffer.name) == spec[1]]
-        else:
-            regions = stmt.writes if spec[0] == "write" else stmt.reads
-            buffers = [regions[spec[1]].buffer] if 0 <= spec[1] < len(regions) else []
-        if buffers and len(buffers[0].shape):
-            return str(buffers[0].shape[0].dtype)
-        return "int32"
 
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of `axis` of the `buffer_index`-th buffer `block` writes so that

@@ -112,6 +112,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   RegisterCompilerGlobal("tir.schedule.BufferNdim", [](PrimFunc f, std::string block, Array<Any> spec) {
     return static_cast<int64_t>(SelectBuffer(f, block, spec, "transform_layout")->shape.size());
   });
+  // The type of the buffer's indices (its shape's; int32 for a 0-d buffer): the index map's.
+  RegisterCompilerGlobal("tir.schedule.BufferIndexDtype", [](PrimFunc f, std::string block, Array<Any> spec) {
+    Buffer b = SelectBuffer(f, block, spec, "transform_layout");
+    return b->shape.empty() ? Int(32) : b->shape[0].dtype();
+  });
   RegisterCompilerGlobal("tir.schedule.TransformLayout", [](PrimFunc f, std::string block, Array<Any> spec,
                                                             Array<Var> inputs, Array<PrimExpr> outputs) {
     return TransformLayout(f, block, spec, inputs, outputs);
