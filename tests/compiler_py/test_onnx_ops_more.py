@@ -24,9 +24,15 @@ def _model(node, inputs, opset):
     return onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]))
 
 
-def _check(node, inputs, opset, rtol=1e-5, atol=1e-5):
+def _check(node, inputs, opset, rtol=1e-5, atol=1e-5, peer="onnxruntime"):
+    """peer: "onnxruntime", or "onnx" for onnx's reference evaluator (the spec's own
+    function bodies) where onnxruntime's kernel departs from the spec."""
     model = _model(node, inputs, opset)
-    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs)
+    if peer == "onnx":
+        from onnx.reference import ReferenceEvaluator
+        want = ReferenceEvaluator(model).run(None, inputs)
+    else:
+        want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs)
     # the declared outputs (shape inference cannot know them when a parameter is an input)
     del model.graph.output[:]
     model.graph.output.extend([helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(w.dtype), list(w.shape))
@@ -115,7 +121,11 @@ def test_normalizations(n, c, hw, seed, op):
         attrs = {"size": 3}
     if op == "LpNormalization":
         attrs = {"axis": 1, "p": 2}
-    _check(helper.make_node(op, list(inputs), ["y"], **attrs), inputs, 18, rtol=1e-4, atol=1e-4)
+    # MeanVarianceNormalization over a single element: the spec's body gives (x - x) /
+    # (sqrt(0) + 1e-9) = 0; onnxruntime's kernel returns NaN there (any value, 0.5 included),
+    # so that case is checked against onnx's reference evaluator.
+    peer = "onnx" if op == "MeanVarianceNormalization" and n * hw * hw == 1 else "onnxruntime"
+    _check(helper.make_node(op, list(inputs), ["y"], **attrs), inputs, 18, rtol=1e-4, atol=1e-4, peer=peer)
 
 
 @settings(max_examples=4, deadline=None)
