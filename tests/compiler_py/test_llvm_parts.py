@@ -63,6 +63,12 @@ def test_parts_compute_what_the_whole_does(widths, seed):
     for name in pb.func_names:
         assert "@__tvm_ffi_%s(" % name in pb.optimized_ir
     assert "__tvm_ffi_%s" % pb.func_names[0] in pb.emit_assembly()
+    # The runtime module keeps the parts' IR joined; its assembly (inspect_source "s" or
+    # "asm", as TVM's LLVM module takes both) links them back into one module first.
+    for fmt in ("s", "asm"):
+        asm = parted.inspect_source(fmt)
+        for name in pb.func_names:
+            assert "__tvm_ffi_%s:" % name in asm, (fmt, name)
 
 
 def test_parts_export_and_reload(tmp_path, monkeypatch):

@@ -543,7 +543,21 @@ def emit_assembly(ir, triple):
 
     triple = str(triple) or host_triple()
     tm = target_machine(Target("llvm -mtriple=%s" % triple))
-    return tm.emit_assembly(parse(str(ir), triple, tm))
+    return tm.emit_assembly(parse_joined(str(ir), triple, tm))
+
+
+def parse_joined(text, triple, tm):
+    """One llvmlite module of IR text that may be several modules' texts joined (a build
+    compiled in parts keeps its optimised IR so, one module after another): each part is
+    parsed and linked into the first."""
+    starts = [m.start() for m in re.finditer(r"^; ModuleID = ", text, flags=re.M)]
+    if len(starts) < 2:
+        return parse(text, triple, tm)
+    bounds = [0] + starts[1:] + [len(text)]
+    whole = parse(text[bounds[0]:bounds[1]], triple, tm)
+    for lo, hi in zip(bounds[1:], bounds[2:]):
+        whole.link_in(parse(text[lo:hi], triple, tm))
+    return whole
 
 
 tvm_ffi.register_global_func("codegen.LLVMEmitAssembly", emit_assembly, override=True)
