@@ -62,6 +62,7 @@ void CodeGenCPU::AddFunction(const PrimFunc& f, const std::string& name) {
                                  "tir.transform.MakePackedAPI first (tvm.lower does)";
   }
   BeginFunction(name);
+  ScopeFreshBuffers(f->body, name);
   vars_[f->params[0].get()] = Val{"%self", Handle()};
   vars_[f->params[1].get()] = Val{"%args", Handle()};
   vars_[f->params[2].get()] = Val{"%num_args", Int(32)};

@@ -123,7 +123,57 @@ void CodeGenLLVM::BeginFunction(const std::string& name) {
   tmp_ = 0;
   label_ = 0;
   vars_.clear();
+  fresh_tags_.clear();
+  other_tags_.clear();
   func_name_ = name;
+}
+
+void CodeGenLLVM::ScopeFreshBuffers(const tvm::Stmt& body, const std::string& func_name) {
+  std::vector<std::pair<const Object*, std::string>> fresh;  // data var, name; in body order
+  PostOrderRewrite(body, [&](const tvm::Stmt& x) {
+    if (auto* a = x.as<AllocateNode>()) {
+      fresh.emplace_back(a->buffer->data.get(), std::string(a->buffer->name));
+    } else if (auto* l = x.as<LetStmtNode>()) {
+      auto* call = l->value.as<CallNode>();
+      if (call != nullptr && std::string(call->op) == "tir.TVMBackendAllocWorkspace") {
+        fresh.emplace_back(l->var.get(), std::string(l->var->name));
+      }
+    }
+    return x;
+  });
+  if (fresh.empty()) return;
+  // !D: the function's domain; !S_i: a scope per fresh buffer; !L_i = {S_i};
+  // !O_i = every S_j but S_i; !A = every S_i.
+  const int n = static_cast<int>(fresh.size());
+  const int domain = md_count_, scopes = domain + 1, lists = scopes + n, others = lists + n, all = others + n;
+  md_count_ = all + 1;
+  metadata_ << "!" << domain << " = distinct !{!" << domain << ", !\"" << Escape(func_name) << "\"}\n";
+  for (int i = 0; i < n; ++i) {
+    metadata_ << "!" << scopes + i << " = distinct !{!" << scopes + i << ", !" << domain << ", !\""
+              << Escape(fresh[i].second) << "\"}\n";
+  }
+  auto list = [&](int skip) {
+    std::string out = "!{";
+    for (int j = 0, k = 0; j < n; ++j) {
+      if (j != skip) out += (k++ ? ", !" : "!") + std::to_string(scopes + j);
+    }
+    return out + "}";
+  };
+  for (int i = 0; i < n; ++i) metadata_ << "!" << lists + i << " = !{!" << scopes + i << "}\n";
+  for (int i = 0; i < n; ++i) metadata_ << "!" << others + i << " = " << list(i) << "\n";
+  metadata_ << "!" << all << " = " << list(-1) << "\n";
+  for (int i = 0; i < n; ++i) {
+    std::string tags = ", !alias.scope !" + std::to_string(lists + i);
+    if (n > 1) tags += ", !noalias !" + std::to_string(others + i);
+    fresh_tags_[fresh[i].first] = tags;
+  }
+  other_tags_ = ", !noalias !" + std::to_string(all);
+}
+
+std::string CodeGenLLVM::AliasTags(const Buffer& b) const {
+  if (other_tags_.empty()) return "";
+  auto it = fresh_tags_.find(b->data.get());
+  return it == fresh_tags_.end() ? other_tags_ : it->second;
 }
 
 void CodeGenLLVM::EndFunction(const std::string& signature, const std::string& epilogue) {
@@ -199,7 +249,8 @@ void CodeGenLLVM::Stmt(const tvm::Stmt& s) {
       sv = Tmp();
       body_ << "  " << sv << " = zext " << LLType(v.t) << " " << v.v << " to " << mt << "\n";
     }
-    body_ << "  store " << mt << " " << sv << ", ptr " << p << ", align " << ElemAlign(n->buffer->dtype) << "\n";
+    body_ << "  store " << mt << " " << sv << ", ptr " << p << ", align " << ElemAlign(n->buffer->dtype)
+          << AliasTags(n->buffer) << "\n";
   } else if (auto* n = s.as<LetStmtNode>()) {
     vars_[n->var.get()] = Expr(n->value);
     BoundLetVar(n->var, n->value);
@@ -452,13 +503,13 @@ Val CodeGenLLVM::VectorLoad(const BufferLoadNode* n, DataType t) {
   std::string p = ContiguousPtr(n->buffer, n->indices);
   Val v;
   if (!p.empty()) {
-    v = Emit("load " + mt + ", ptr " + p + ", align " + align, t);
+    v = Emit("load " + mt + ", ptr " + p + ", align " + align + AliasTags(n->buffer), t);
   } else {
     std::vector<std::string> ptrs = LanePtrs(n->buffer, n->indices, t.lanes);
     std::string et = MemType(ElementOf(t));
     std::string acc = "poison";
     for (int k = 0; k < t.lanes; ++k) {
-      Val x = Emit("load " + et + ", ptr " + ptrs[k] + ", align " + align, ElementOf(t));
+      Val x = Emit("load " + et + ", ptr " + ptrs[k] + ", align " + align + AliasTags(n->buffer), ElementOf(t));
       Val ins = Emit("insertelement " + mt + " " + acc + ", " + et + " " + x.v + ", i32 " + std::to_string(k), t);
       acc = ins.v;
     }
@@ -475,14 +526,15 @@ void CodeGenLLVM::VectorStore(const BufferStoreNode* n, Val v) {
   if (IsBool(t)) v = Emit("zext " + LLType(t) + " " + v.v + " to " + mt, t);
   std::string p = ContiguousPtr(n->buffer, n->indices);
   if (!p.empty()) {
-    body_ << "  store " << mt << " " << v.v << ", ptr " << p << ", align " << align << "\n";
+    body_ << "  store " << mt << " " << v.v << ", ptr " << p << ", align " << align << AliasTags(n->buffer) << "\n";
     return;
   }
   std::vector<std::string> ptrs = LanePtrs(n->buffer, n->indices, t.lanes);
   std::string et = MemType(ElementOf(t));
   for (int k = 0; k < t.lanes; ++k) {
     Val x = Emit("extractelement " + mt + " " + v.v + ", i32 " + std::to_string(k), ElementOf(t));
-    body_ << "  store " << et << " " << x.v << ", ptr " << ptrs[k] << ", align " << align << "\n";
+    body_ << "  store " << et << " " << x.v << ", ptr " << ptrs[k] << ", align " << align << AliasTags(n->buffer)
+          << "\n";
   }
 }
 

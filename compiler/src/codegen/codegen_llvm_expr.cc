@@ -109,7 +109,8 @@ Val CodeGenLLVM::Expr(const PrimExpr& e) {
     if (t.lanes > 1) return VectorLoad(n, t);
     std::string p = Address(n->buffer, n->indices);
     std::string mt = MemType(t);
-    Val v = Emit("load " + mt + ", ptr " + p + ", align " + std::to_string(ElemAlign(n->buffer->dtype)), t);
+    Val v = Emit("load " + mt + ", ptr " + p + ", align " + std::to_string(ElemAlign(n->buffer->dtype)) +
+                     AliasTags(n->buffer), t);
     if (IsBool(t)) return Emit("trunc " + mt + " " + v.v + " to " + LLType(t), t);
     return v;
   }
