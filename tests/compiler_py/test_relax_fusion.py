@@ -594,17 +594,18 @@ def test_constant_weight_of_any_width_is_packed_in_whole_panels(m, k, n, seed):
 
 
 @settings(max_examples=8, deadline=None)
-@given(m=st.integers(1, 2), k_blocks=st.integers(1, 40), n_vectors=st.integers(1, 64),
+@given(m=st.integers(1, 2), k_blocks=st.integers(1, 160), n_vectors=st.integers(1, 64),
        seed=st.integers(0, 2**16))
 def test_matrix_vector_product_of_inputs_splits_its_rows_when_its_columns_are_one_task(m, k_blocks, n_vectors, seed):
     """x @ y with one or two rows and y a run-time input: when y's columns make a single task
     (at most 2048) and the product is large, y's rows are split into four blocks computed in
     parallel (rfactor) and summed; small products and several column tasks keep the plain
-    form. Either way the result is the unscheduled build's and numpy's, relu epilogue included."""
+    form; a split whose parts have whole groups of four rows takes four rows of y a pass.
+    Either way the result is the unscheduled build's and numpy's, relu epilogue included."""
     from tvm.relax.transform import default_schedule as ds
 
     lanes = tvm.target.Target("llvm").fp32_lanes
-    k, n = 16 * k_blocks, lanes * n_vectors
+    k, n = 4 * k_blocks, lanes * n_vectors
     x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
     y = relax.Var("y", relax.TensorStructInfo([k, n], "float32"))
     bb = relax.BlockBuilder()
@@ -616,12 +617,29 @@ def test_matrix_vector_product_of_inputs_splits_its_rows_when_its_columns_are_on
     text = "\n".join(str(f) for f in _scheduled(mod).values())
     split = m * k * n >= ds._ROW_VECTOR_SPLIT_MIN_WORK and n <= ds._ROW_VECTOR_CHUNK
     assert ("_rf = T.alloc_buffer" in text) == split
+    four_a_pass = split and (k // ds._ROW_VECTOR_K_PARTS) % ds._ROW_VECTOR_ROWS_A_PASS == 0
+    assert ("T.unroll(T.int64(%d))" % ds._ROW_VECTOR_ROWS_A_PASS in text) == four_a_pass, text
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype("float32")
     b = rng.standard_normal((k, n)).astype("float32")
     zero, default = _run_both(mod, a, b)
     np.testing.assert_allclose(default, zero, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(default, np.maximum(a.astype("float64") @ b, 0), rtol=1e-4, atol=1e-3)
+
+
+def test_matrix_vector_product_stores_its_partial_row_once_per_four_rows():
+    """1 x 1024 x 1024 with y an input: in the optimised code of the parallel body each
+    partial-row vector is stored once a pass of four rows of y (five vector loads: the
+    partial row and four rows of y), which LLVM may do only because the code generator says
+    the partial row (a workspace) is none of the arguments (alias scopes)."""
+    import re
+
+    ex = relax.build(_matmul_of_inputs(1, 1024, 1024), "llvm")
+    ir = ex.inspect_source("ll")
+    body = ir[ir.index("@__tvm_parallel_lambda_matmul_0("):]
+    body = body[:body.index("\n}\n")]
+    assert len(re.findall(r"store <\d+ x float>", body)) == 1, body
+    assert len(re.findall(r"load <\d+ x float>", body)) == 5, body
 
 
 @settings(max_examples=10, deadline=None)

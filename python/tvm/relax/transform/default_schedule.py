@@ -220,11 +220,13 @@ def _row_vector_rule(sch, block):
     row of B (another page) per reduction step, which no prefetcher follows. Here the
     reduction runs outside the columns instead: each task keeps a chunk of the output row
     as an accumulator in cache and streams B's rows through it one row per pass, so B is
-    read in address order, one stream (the hardware prefetcher's case). Four rows a pass
-    (each accumulator vector loaded and stored once per four FMAs) read four streams, each
-    entering a new 4 KB page every step: 1x1024x1024 took 1.17x numpy's time at one thread
-    on Zen 4 that way, 1.03x one row a pass (best of 200, B in L3; 1.24x vs 0.91x with B
-    evicted between calls). ScheduleError when the block is not such a product."""
+    read in address order, one stream (the hardware prefetcher's case). Here four rows a
+    pass (each accumulator vector loaded and stored once per four FMAs) read four streams,
+    each entering a new 4 KB page every step: 1x1024x1024 took 1.17x numpy's time at one
+    thread on Zen 4 that way, 1.03x one row a pass (best of 200, B in L3; 1.24x vs 0.91x with
+    B evicted between calls). The single-chunk form (_row_vector_k_split) does take four rows
+    a pass, since its accumulator is a workspace that LLVM knows apart from B (see there).
+    ScheduleError when the block is not such a product."""
     loops = sch.get_loops(block)
     kinds = _loop_kinds(sch, block, loops)
     if kinds.count(True) != 1 or not kinds[-1] or len(loops) < 3:
@@ -273,20 +275,35 @@ def _row_vector_rule(sch, block):
 # 2 threads 1.37x before (one task), 0.84-0.97x with four parts (two parts: 0.86-1.06x);
 # 1 thread 0.97-1.00x either way.
 _ROW_VECTOR_K_PARTS = 4
+# Rows of B a pass of the partial row (when a part's rows divide by it): each accumulator
+# vector loaded and stored once per four FMAs, the four x values broadcast once a pass.
+# That needs LLVM to know the partial row (a workspace) from B and x, which the code
+# generator's alias scopes for fresh memory say (codegen_llvm.h, ScopeFreshBuffers); without
+# them it stored the vector after every FMA. 1x1024x1024 at one thread, the kernel alone, B in
+# L3 between other products (Zen 4): 57 -> 52 us one row vs four a pass; a C loop doing
+# either, 51.5 vs 56.4.
+_ROW_VECTOR_ROWS_A_PASS = 4
 _ROW_VECTOR_SPLIT_MIN_WORK = 1 << 18
 
 
 def _row_vector_k_split(sch, block, k, lanes):
     """_row_vector_rule's form for a single column chunk: rfactor over blocks of B's rows
-    (parallel), each partial row accumulated in place one row of B at a time; the sum of
-    the partials is a cache-written reduction whose write-back takes the epilogue."""
+    (parallel), each partial row accumulated in place, _ROW_VECTOR_ROWS_A_PASS rows of B a
+    pass (unrolled); the sum of the partials is a cache-written reduction whose write-back
+    takes the epilogue."""
     kp, kr = sch.split(k, [_ROW_VECTOR_K_PARTS, None])
     rf = sch.rfactor(kp, 0)
     rf_loops = sch.get_loops(rf)
     *rf_outer, ri, rj, rkp, rkr = rf_loops
     rjo, rji = sch.split(rj, [None, lanes])
-    sch.reorder(*rf_outer, rkp, rkr, ri, rjo, rji)
-    init = sch.decompose_reduction(rf, rkr)
+    if _static_extent(sch, rkr) % _ROW_VECTOR_ROWS_A_PASS == 0:
+        rkro, rkri = sch.split(rkr, [None, _ROW_VECTOR_ROWS_A_PASS])
+        sch.reorder(*rf_outer, rkp, rkro, ri, rjo, rkri, rji)
+        sch.unroll(rkri)
+    else:
+        rkro = rkr
+        sch.reorder(*rf_outer, rkp, rkr, ri, rjo, rji)
+    init = sch.decompose_reduction(rf, rkro)
     sch.parallel(sch.fuse(*rf_outer, rkp) if rf_outer else rkp)
     sch.vectorize(rji)
     init_inner = sch.get_loops(init)[-1]
