@@ -18,10 +18,10 @@ from tvm.relax import op as R
 from tvm.target import llvm_backend
 
 
-def _program(widths, seed):
+def _program(widths, seed, batch=3):
     """A chain of matmul + bias + activation layers (one kernel each after fusion)."""
     rng = np.random.default_rng(seed)
-    x = relax.Var("x", relax.TensorStructInfo([3, widths[0]], "float32"))
+    x = relax.Var("x", relax.TensorStructInfo([batch, widths[0]], "float32"))
     acts = [R.nn.relu, R.tanh, R.sigmoid, R.nn.gelu]
     bb = relax.BlockBuilder()
     with bb.function("main", [x]):
@@ -144,8 +144,9 @@ def test_parts_share_one_tensor_checker_and_its_errors(n_funcs, bad, tmp_path_fa
 def test_relax_build_compiles_the_early_parts_in_threads(monkeypatch):
     """relax.build starts the kernels' parts after scheduling, each in a thread with an LLVM
     context of its own (llvm_compile.compile_isolated), and compiles VMShapeLower's function
-    in the caller's thread meanwhile: three modules, one tensor checker (in the first early part;
-    the others declare it), the same results as the build in one piece."""
+    in the caller's thread meanwhile (a symbolic batch: the sizes of its tensors are computed
+    at run time): three modules, one tensor checker (in the first early part; the others
+    declare it), the same results as the build in one piece."""
     import threading
 
     from tvm.relax import vm_build
@@ -161,7 +162,7 @@ def test_relax_build_compiles_the_early_parts_in_threads(monkeypatch):
         return orig(ir, settings)
 
     monkeypatch.setattr(llvm_compile, "compile_isolated", compile_isolated)
-    mod = _program([16, 24, 8, 16], 1)
+    mod = _program([16, 24, 8, 16], 1, batch=tvm.tir.Var("n", "int64"))
     assert vm_build._bindings(mod) >= vm_build._EARLY_MIN_BINDINGS
     ex, art = _build(mod, monkeypatch, parallel=True)
     assert "__vm_shape_func_main_0" in art.func_names and len(art._part_irs) == 3

@@ -95,6 +95,34 @@ def test_each_lowering_pass_shows_its_work_in_the_printed_ir():
     assert any(str(k).startswith("__vm_shape_func_main") for k in mod.functions.keys())
 
 
+@settings(max_examples=6, deadline=None)
+@given(dims=st.lists(st.integers(1, 6), min_size=1, max_size=4), symbolic=st.booleans(),
+       seed=st.integers(0, 50))
+def test_a_returned_tensor_of_static_size_needs_no_shape_function(dims, symbolic, seed):
+    """LowerAllocTensor folds the static dimensions of a storage's size into one constant: a
+    returned tensor of static shape is allocated with an immediate size (no shape heap, no
+    TIR shape function called at every run); with a symbolic batch the size is n times one
+    constant. Either way the result is exact."""
+    n = tir.Var("n", "int64") if symbolic else dims[0]
+    x = relax.Var("x", relax.TensorStructInfo([n] + dims[1:], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(R.exp(x))
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    lowered = tvm.transform.Sequential([T.LegalizeOps(), T.ToNonDataflow(), T.CallTIRRewrite(),
+                                        T.StaticPlanBlockMemory(), T.LowerAllocTensor()])(mod)
+    text = str(lowered["main"])
+    static = int(np.prod(dims[1:])) * (1 if symbolic else dims[0])
+    size = ("(n * T.int64(%d))" % static if static != 1 else "n") if symbolic else "T.int64(%d)" % static
+    assert "R.memory.alloc_storage(R.shape([%s])" % size in text, text
+    ex = relax.build(mod, "llvm")
+    assert ("alloc_shape_heap" in ex.as_text()) == symbolic
+    a = np.random.default_rng(seed).standard_normal(dims).astype("float32")
+    np.testing.assert_allclose(run(ex, a), np.exp(a), rtol=1e-6)
+
+
 def test_static_plan_shows_storages_when_bounded():
     mod, _ = mlp()
     mod = tvm.IRModule({"main": mod["main"].with_attr("tir_var_upper_bound", {"n": 8})})

@@ -17,11 +17,20 @@ from .lowering_common import op_name
 
 
 def _numel(shape):
-    n = None
+    """The number of elements of `shape` as an int64 PrimExpr: the static dimensions'
+    product folded into one constant (a fully static size stays an IntImm, which
+    VMShapeLower passes as an immediate instead of computing it in a shape function at
+    every call), times the symbolic ones."""
+    static, n = 1, None
     for d in shape:
+        if isinstance(d, tir.IntImm):
+            static *= int(d.value)
+            continue
         d = d if str(d.dtype) == "int64" else tir.Cast("int64", d)
         n = d if n is None else n * d
-    return tir.const(1, "int64") if n is None else n
+    if n is None:
+        return tir.const(static, "int64")
+    return n if static == 1 else n * tir.const(static, "int64")
 
 
 class _LowerAllocTensor(ExprMutator):
