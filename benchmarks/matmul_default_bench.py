@@ -31,15 +31,19 @@ SHAPES = [(1024, 1024, 1024), (1, 1024, 1024), (128, 768, 3072)]
 
 def _interleaved(fns, repeat, cpu_time):
     """Best time of each of `fns`, measured round-robin (one call of each per round), so a
-    change of load during the run touches all of them alike."""
+    change of load during the run touches all of them alike. The order rotates every round:
+    what ran just before a call decides what its caches hold (the 1x1024x1024 product after
+    the other side's 4 MB operand or after its own), and a fixed order moved the GEMV's
+    ratio by 5%."""
     clock = time.thread_time if cpu_time else time.perf_counter
     for fn in fns:
         fn()
     best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
+    n = len(fns)
+    for r in range(repeat):
+        for i in [(r + j) % n for j in range(n)]:
             t = clock()
-            fn()
+            fns[i]()
             best[i] = min(best[i], clock() - t)
     return best
 

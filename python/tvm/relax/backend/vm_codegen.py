@@ -10,7 +10,13 @@ maps to one `call`:
     x = R.null_value()                                call vm.builtin.null_value()
     x = f(args...)   (PrimFunc, extern or Relax fn)   call f(args...)  (no result when void)
     x = (a, b) / x = t[i]                             vm.builtin.make_tuple / tuple_getitem
-    x = y / a constant                                vm.builtin.identity
+    x = a constant                                    vm.builtin.identity
+    x = y                                             no instruction: x names y's register
+
+An alias shares its value's register (the VM's values are reference counted, so the two names
+hold one reference between them): a kill_object of one name while another still uses the
+register is dropped, and the register is cleared when its last name is killed. A returned
+call_tir output (`gv = alloc`, then alloc's kill) costs no instruction that way.
 
 Operands: parameters and bindings are registers (parameters first), constants go to the
 constant pool, int prim values are immediates, constant shapes / strings / dtypes constants.
@@ -36,6 +42,7 @@ class _FunctionCodegen:
     def __init__(self, b, name, func):
         self.b, self.name, self.func = b, name, func
         self.regs = {}
+        self.names = {}  # register -> how many live variables name it (aliases share one)
         self.next_reg = len(func.params)
 
     def reg(self):
@@ -95,7 +102,11 @@ class _FunctionCodegen:
             if name == "relax.vm.kill_object":
                 if not isinstance(a[0], _expr.Var) or a[0] not in self.regs:
                     raise ValueError("VMCodeGen: %s: kill_object of a value without a register" % self.name)
-                return call("vm.builtin.null_value", [], self.regs[a[0]])
+                reg = self.regs[a[0]]
+                if self.names.get(reg, 1) > 1:  # another name still holds the value
+                    self.names[reg] -= 1
+                    return None
+                return call("vm.builtin.null_value", [], reg)
             if name == "relax.call_builtin_with_ctx":
                 return call(str(a[0].global_symbol), [b.VM] + [self.operand(x) for x in a[1].fields], dst)
             if name == "relax.null_value":
@@ -123,8 +134,14 @@ class _FunctionCodegen:
                     if isinstance(bd, _expr.MatchCast):
                         raise ValueError("VMCodeGen: %s: match_cast of %s (run relax.transform."
                                          "VMShapeLower)" % (self.name, bd.var.name_hint))
+                    value = bd.value
+                    if isinstance(value, _expr.Var) and value in self.regs and not is_void(bd.var.struct_info):
+                        reg = self.regs[value]  # an alias: y's register under a second name
+                        self.regs[bd.var] = reg
+                        self.names[reg] = self.names.get(reg, 1) + 1
+                        continue
                     dst = None if is_void(bd.var.struct_info) else self.reg()
-                    self.emit(bd.value, dst)
+                    self.emit(value, dst)
                     if dst is not None:
                         self.regs[bd.var] = dst
             out = body.body if isinstance(body, _expr.SeqExpr) else body
