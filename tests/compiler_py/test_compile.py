@@ -113,6 +113,44 @@ def test_fresh_buffers_get_alias_scopes_and_the_results_stay_exact(n, stages, se
     np.testing.assert_allclose(d, want - 1, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("elements", [16, 1000])  # a stack temporary / a workspace
+@pytest.mark.parametrize("pointer", ["alias", "computed"])
+def test_a_pointer_bound_to_fresh_memory_keeps_its_scope_or_drops_them_all(elements, pointer):
+    """Hand-written TIR may name a temporary through a second pointer: a LetStmt binding the
+    temporary's own pointer shares its scope; a pointer computed from fresh memory in any
+    other way (here a select between the temporary and an argument) could point anywhere
+    into it, so the function gets no scopes at all. Either way the result is exact."""
+    n = elements
+    A = tir.decl_buffer((n,), "float32", "A")
+    B = tir.decl_buffer((n,), "float32", "B")
+    T = tir.decl_buffer((n,), "float32", "T")
+    p = tir.Var("p", "handle")
+    V = tir.decl_buffer((n,), "float32", "V", data=p)
+    i = tir.Var("i", "int32")
+    loop = lambda store: tir.For(i, 0, n, tir.ForKind.SERIAL, store)  # noqa: E731
+    body = tir.SeqStmt([
+        loop(tir.BufferStore(T, A[i] * 2.0, [i])),
+        loop(tir.BufferStore(V, V[i] + 1.0, [i])),  # T again, through p
+        loop(tir.BufferStore(B, T[i] - 3.0, [i])),
+    ])
+    flag = tir.Var("flag", "int32")  # 1 at run time: the select picks T
+    value = T.data if pointer == "alias" else tir.Select(flag > 0, T.data, A.data)
+    body = tir.Allocate(T, tir.LetStmt(p, value, body))
+    f = tvm_compile(tir.PrimFunc([A, B, flag], body).with_attr("global_symbol", "main"))
+    lines = [l for l in _memory_lines(f.llvm_ir, "__tvm_ffi_main") if "float" in l]
+    if pointer == "alias":
+        scopes = {l.split("!alias.scope ")[1].split(",")[0] for l in lines if "!alias.scope" in l}
+        assert len(scopes) == 1  # T's and V's accesses: one scope
+        assert len([l for l in lines if "!alias.scope" in l]) == 4  # T's store and load, V's two
+        assert all("!noalias" in l for l in lines if "!alias.scope" not in l)
+    else:
+        assert not [l for l in lines if "!alias.scope" in l or "!noalias" in l]
+    a = np.random.default_rng(n).standard_normal(n).astype("float32")
+    b = np.zeros(n, "float32")
+    f["main"](a, b, 1)
+    np.testing.assert_allclose(b, a * 2 + 1 - 3, rtol=1e-6)
+
+
 def test_no_alias_scopes_without_temporaries(ew):
     assert "!alias.scope" not in ew.llvm_ir and "!noalias" not in ew.llvm_ir
 

@@ -128,8 +128,30 @@ void CodeGenLLVM::BeginFunction(const std::string& name) {
   func_name_ = name;
 }
 
+namespace {
+// Whether an expression reads a fresh buffer or uses a fresh pointer (ScopeFreshBuffers).
+class FreshUseFinder : public ExprMutator {
+ public:
+  explicit FreshUseFinder(const std::unordered_map<const Object*, int>& fresh) : fresh_(fresh) {}
+  bool found = false;
+  PrimExpr VisitExpr(const PrimExpr& e) final {
+    if (found) return e;
+    if (fresh_.count(e.get())) {
+      found = true;
+    } else if (auto* load = e.as<BufferLoadNode>()) {
+      found = fresh_.count(load->buffer->data.get()) != 0;
+    }
+    return found ? e : MutateExprChildren(e);
+  }
+
+ private:
+  const std::unordered_map<const Object*, int>& fresh_;
+};
+}  // namespace
+
 void CodeGenLLVM::ScopeFreshBuffers(const tvm::Stmt& body, const std::string& func_name) {
   std::vector<std::pair<const Object*, std::string>> fresh;  // data var, name; in body order
+  std::vector<const LetStmtNode*> pointer_lets;              // other handles bound by LetStmt
   PostOrderRewrite(body, [&](const tvm::Stmt& x) {
     if (auto* a = x.as<AllocateNode>()) {
       fresh.emplace_back(a->buffer->data.get(), std::string(a->buffer->name));
@@ -137,10 +159,37 @@ void CodeGenLLVM::ScopeFreshBuffers(const tvm::Stmt& body, const std::string& fu
       auto* call = l->value.as<CallNode>();
       if (call != nullptr && std::string(call->op) == "tir.TVMBackendAllocWorkspace") {
         fresh.emplace_back(l->var.get(), std::string(l->var->name));
+      } else if (IsHandle(l->var->dtype)) {
+        pointer_lets.push_back(l);
       }
     }
     return x;
   });
+  if (fresh.empty()) return;
+  // A pointer bound to a fresh one is the same memory (its scope); one computed from fresh
+  // memory in any other way (read out of it, say) could point anywhere into it, so such a
+  // function gets no scopes at all. Our passes make neither; hand-written TIR might.
+  std::unordered_map<const Object*, int> index;
+  for (size_t i = 0; i < fresh.size(); ++i) index[fresh[i].first] = static_cast<int>(i);
+  std::vector<std::pair<const Object*, int>> aliases;
+  for (bool more = true; more;) {
+    more = false;
+    for (const LetStmtNode* l : pointer_lets) {
+      if (index.count(l->var.get())) continue;
+      auto it = index.find(l->value.get());
+      if (it != index.end()) {
+        index[l->var.get()] = it->second;
+        aliases.emplace_back(l->var.get(), it->second);
+        more = true;
+      }
+    }
+  }
+  for (const LetStmtNode* l : pointer_lets) {
+    if (index.count(l->var.get())) continue;
+    FreshUseFinder finder(index);
+    finder.VisitExpr(l->value);
+    if (finder.found) return;
+  }
   if (fresh.empty()) return;
   // !D: the function's domain; !S_i: a scope per fresh buffer; !L_i = {S_i};
   // !O_i = every S_j but S_i; !A = every S_i.
@@ -167,6 +216,7 @@ void CodeGenLLVM::ScopeFreshBuffers(const tvm::Stmt& body, const std::string& fu
     if (n > 1) tags += ", !noalias !" + std::to_string(others + i);
     fresh_tags_[fresh[i].first] = tags;
   }
+  for (const auto& [var, i] : aliases) fresh_tags_[var] = fresh_tags_[fresh[i].first];
   other_tags_ = ", !noalias !" + std::to_string(all);
 }
 
