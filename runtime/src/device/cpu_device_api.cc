@@ -1,7 +1,6 @@
 /*
  * The CPU device: aligned host memory, host copies (strided too), no streams.
  */
-#include <sys/mman.h>
 #include <unistd.h>
 #include <tvm/runtime/device_api.h>
 
@@ -17,7 +16,6 @@ namespace {
 
 constexpr size_t kPage = 4096;
 constexpr size_t kPageAlignFrom = 64 << 10;
-constexpr size_t kHugePage = 2 << 20;
 
 class CPUDeviceAPI final : public DeviceAPI {
  public:
@@ -52,24 +50,11 @@ class CPUDeviceAPI final : public DeviceAPI {
     // meets the "4K aliasing" stall (the two at the same offset modulo 4 KB is the safe
     // case); at most 4 KiB of padding, under 7% of such a buffer.
     if (nbytes >= kPageAlignFrom && alignment < kPage) alignment = kPage;
-    // Buffers of 2 MiB and more (weights, large activations) are asked to live in
-    // transparent huge pages: a kernel streaming a 4 MiB weight otherwise needs 1024 TLB
-    // entries, and when other work has evicted them (the weights of the next layer, another
-    // model) a page walk every 4 KiB (measured: a 1x1024x1024 product 65 -> ~55 us when
-    // called between other products). Where THP is off, madvise fails and nothing changes.
-    size_t size = nbytes == 0 ? 1 : nbytes;  // posix_memalign(0) may return NULL
-    const bool huge = nbytes >= kHugePage;
-    if (huge) {
-      if (alignment < kHugePage) alignment = kHugePage;
-      size = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
-    }
     void* ptr = nullptr;
-    if (posix_memalign(&ptr, alignment, size) != 0) {
+    // posix_memalign(0) may return NULL; one byte keeps every allocation a distinct pointer.
+    if (posix_memalign(&ptr, alignment, nbytes == 0 ? 1 : nbytes) != 0) {
       TVM_FFI_THROW(MemoryError) << "cannot allocate " << nbytes << " bytes on cpu";
     }
-#ifdef MADV_HUGEPAGE
-    if (huge) (void)madvise(ptr, size, MADV_HUGEPAGE);
-#endif
     return ptr;
   }
   void FreeDataSpace(DLDevice, void* ptr) final { std::free(ptr); }
