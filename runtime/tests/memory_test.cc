@@ -5,6 +5,7 @@
 #include <tvm/runtime/c_backend_api.h>
 #include <tvm/runtime/device_api.h>
 
+#include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
@@ -126,6 +127,23 @@ TEST(Alignment, PagesForWorkspacesAndLargeBuffers) {
     void* p = cpu->AllocDataSpace(kCPU, nbytes, 64, DLDataType{kDLFloat, 32, 1});
     uintptr_t addr = reinterpret_cast<uintptr_t>(p);
     EXPECT_EQ(addr % (nbytes >= (64u << 10) ? 4096 : 64), 0u) << nbytes;
+    cpu->FreeDataSpace(kCPU, p);
+  }
+}
+
+TEST(Alignment, HugePagesForBuffersFromTwoToThirtyTwoMegabytes) {
+  // From 2 MiB to 32 MiB a buffer starts on a 2 MiB boundary (a transparent huge page where
+  // the kernel allows them); its whole size can be written.
+  std::mt19937 rng(11);
+  runtime::DeviceAPI* cpu = runtime::DeviceAPI::Get(kCPU);
+  for (int rep = 0; rep < 12; ++rep) {
+    size_t nbytes = (1u << 20) + rng() % (6u << 20);
+    void* p = cpu->AllocDataSpace(kCPU, nbytes, 64, DLDataType{kDLFloat, 32, 1});
+    ASSERT_NE(p, nullptr);
+    uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+    EXPECT_EQ(addr % (nbytes >= (2u << 20) ? (2u << 20) : 4096), 0u) << nbytes;
+    std::memset(p, 0x5a, nbytes);
+    EXPECT_EQ(static_cast<unsigned char*>(p)[nbytes - 1], 0x5a);
     cpu->FreeDataSpace(kCPU, p);
   }
 }

@@ -1,6 +1,7 @@
 /*
  * The CPU device: aligned host memory, host copies (strided too), no streams.
  */
+#include <sys/mman.h>
 #include <unistd.h>
 #include <tvm/runtime/device_api.h>
 
@@ -16,6 +17,8 @@ namespace {
 
 constexpr size_t kPage = 4096;
 constexpr size_t kPageAlignFrom = 64 << 10;
+constexpr size_t kHugePage = 2 << 20;
+constexpr size_t kHugePagesUpTo = 32 << 20;
 
 class CPUDeviceAPI final : public DeviceAPI {
  public:
@@ -50,11 +53,27 @@ class CPUDeviceAPI final : public DeviceAPI {
     // meets the "4K aliasing" stall (the two at the same offset modulo 4 KB is the safe
     // case); at most 4 KiB of padding, under 7% of such a buffer.
     if (nbytes >= kPageAlignFrom && alignment < kPage) alignment = kPage;
+    // Buffers from 2 MiB up to the size of a last-level cache (weights, activations that
+    // stay in cache between uses) are asked to live in transparent huge pages: a kernel
+    // reading a 4 MiB weight otherwise needs 1024 TLB entries, and once other work has
+    // evicted them a page walk every 4 KiB (1x1024x1024 with B a constant: 0.88-0.93x
+    // numpy's time with them, 0.97-1.05x without). Larger ones stream from DRAM, where the
+    // walks overlap the misses, and their first touch costs the most: on a VM whose host
+    // backs guest memory 2 MiB at a time fresh huge pages fault in at ~440 MB/s (VGG-19's
+    // 411 MB weight: 1.8 s). Where THP is off, madvise fails and nothing changes.
+    size_t size = nbytes == 0 ? 1 : nbytes;  // posix_memalign(0) may return NULL
+    const bool huge = nbytes >= kHugePage && nbytes <= kHugePagesUpTo;
+    if (huge) {
+      if (alignment < kHugePage) alignment = kHugePage;
+      size = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
+    }
     void* ptr = nullptr;
-    // posix_memalign(0) may return NULL; one byte keeps every allocation a distinct pointer.
-    if (posix_memalign(&ptr, alignment, nbytes == 0 ? 1 : nbytes) != 0) {
+    if (posix_memalign(&ptr, alignment, size) != 0) {
       TVM_FFI_THROW(MemoryError) << "cannot allocate " << nbytes << " bytes on cpu";
     }
+#ifdef MADV_HUGEPAGE
+    if (huge) (void)madvise(ptr, size, MADV_HUGEPAGE);
+#endif
     return ptr;
   }
   void FreeDataSpace(DLDevice, void* ptr) final { std::free(ptr); }
