@@ -190,7 +190,6 @@ void CodeGenLLVM::ScopeFreshBuffers(const tvm::Stmt& body, const std::string& fu
     finder.VisitExpr(l->value);
     if (finder.found) return;
   }
-  if (fresh.empty()) return;
   // !D: the function's domain; !S_i: a scope per fresh buffer; !L_i = {S_i};
   // !O_i = every S_j but S_i; !A = every S_i.
   const int n = static_cast<int>(fresh.size());
