@@ -220,13 +220,13 @@ def _row_vector_rule(sch, block):
     row of B (another page) per reduction step, which no prefetcher follows. Here the
     reduction runs outside the columns instead: each task keeps a chunk of the output row
     as an accumulator in cache and streams B's rows through it one row per pass, so B is
-    read in address order, one stream (the hardware prefetcher's case). Here four rows a
-    pass (each accumulator vector loaded and stored once per four FMAs) read four streams,
-    each entering a new 4 KB page every step: 1x1024x1024 took 1.17x numpy's time at one
-    thread on Zen 4 that way, 1.03x one row a pass (best of 200, B in L3; 1.24x vs 0.91x with
-    B evicted between calls). The single-chunk form (_row_vector_k_split) does take four rows
-    a pass, since its accumulator is a workspace that LLVM knows apart from B (see there).
-    ScheduleError when the block is not such a product."""
+    read in address order, one stream (the hardware prefetcher's case). This form keeps one
+    row a pass: four rows (each accumulator vector loaded and stored once per four FMAs)
+    took 1.17x numpy's time at one thread on Zen 4 on 1x1024x1024, 1.03x one row (best of
+    200, B in L3; 1.24x vs 0.91x with B evicted between calls), measured before the code
+    generator's alias scopes let LLVM drop the stores between the FMAs. The single-chunk form
+    (_row_vector_k_split) takes four rows a pass (see there); whether this one now gains as
+    well is unmeasured. ScheduleError when the block is not such a product."""
     loops = sch.get_loops(block)
     kinds = _loop_kinds(sch, block, loops)
     if kinds.count(True) != 1 or not kinds[-1] or len(loops) < 3:
@@ -280,8 +280,8 @@ _ROW_VECTOR_K_PARTS = 4
 # That needs LLVM to know the partial row (a workspace) from B and x, which the code
 # generator's alias scopes for fresh memory say (codegen_llvm.h, ScopeFreshBuffers); without
 # them it stored the vector after every FMA. 1x1024x1024 at one thread, the kernel alone, B in
-# L3 between other products (Zen 4): 57 -> 52 us one row vs four a pass; a C loop doing
-# either, 51.5 vs 56.4.
+# L3 between other products (Zen 4): 57 us one row a pass, 52 four; a C loop doing either,
+# 56.4 and 51.5.
 _ROW_VECTOR_ROWS_A_PASS = 4
 _ROW_VECTOR_SPLIT_MIN_WORK = 1 << 18
 
