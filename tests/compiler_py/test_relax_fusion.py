@@ -546,12 +546,14 @@ def test_a_kernel_left_serial_and_scalar_is_named_in_a_warning(caplog):
 
 
 @settings(max_examples=8, deadline=None)
-@given(m=st.sampled_from([1, 2, 3]), k=st.sampled_from([4, 36, 64, 66]), n=st.sampled_from([256, 512, 272, 4096, 20]),
+@given(m=st.sampled_from([1, 2, 3]), k=st.sampled_from([4, 36, 64, 66]), n=st.sampled_from([256, 512, 272, 4096, 20, 16384]),
        seed=st.integers(0, 2**16))
 def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, seed):
     """x @ y for one or two rows of x, y a run-time input: the reduction runs outside the
     columns (the output row accumulated in cache, y read row by row in address order)
     when N is whole vectors; otherwise the register tile. Both compute what numpy does."""
+    from tvm.relax.transform import default_schedule as ds
+
     lanes = tvm.target.Target("llvm").fp32_lanes
     mod = _matmul_of_inputs(m, k, n)
     (kernel,) = [f for name, f in _scheduled(mod).items() if "matmul" in name]
@@ -559,9 +561,14 @@ def test_row_vector_product_streams_the_rows_of_its_run_time_matrix(m, k, n, see
     block = sch.get_block("matmul")
     kinds = [int(sch.get(l).kind) for l in sch.get_loops(block)]
     streams = m <= 2 and n % lanes == 0
-    # the reduction loop runs outside the column loops: it is 2nd (after the chunk loop),
-    # then the rows, the column vectors and the lanes; the register tile unrolls its rows
-    assert (kinds.count(tir.expr.ForKind.UNROLLED) == 0 and len(kinds) == 5) == streams, str(kernel)
+    split = (streams and n <= ds._ROW_VECTOR_CHUNK and m * k * n >= ds._ROW_VECTOR_SPLIT_MIN_WORK
+             and k % ds._ROW_VECTOR_K_PARTS == 0)
+    if split:  # one chunk of whole rows, its rows of y split in parallel blocks (next test)
+        assert "_rf = T.alloc_buffer" in str(kernel)
+    else:
+        # the reduction loop runs outside the column loops: it is 2nd (after the chunk loop),
+        # then the rows, the column vectors and the lanes; the register tile unrolls its rows
+        assert (kinds.count(tir.expr.ForKind.UNROLLED) == 0 and len(kinds) == 5) == streams, str(kernel)
     rng = np.random.default_rng(seed)
     a, b = rng.standard_normal((m, k)).astype("float32"), rng.standard_normal((k, n)).astype("float32")
     zero, default = _run_both(mod, a, b)

@@ -206,11 +206,16 @@ def _tile_rule(sch, block, rows=None, cols=None, rows_at_run_time=None):
     return acc
 
 
-# Most columns of a row-vector product's accumulator per task (8 KB of float32: stays in L1).
+# Most columns of a row-vector product's accumulator per task (32 KB of float32: L1 or L2).
 # A task takes whole rows of B up to this: measured on 1x1024x1024 at one thread, chunks of
 # 256 / 512 / 1024 columns took 117 / 94 / 74 us (numpy 78): a pass over part of a row
-# leaves the rest of its 4 KB page for a later pass, and the prefetcher starts over.
-_ROW_VECTOR_CHUNK = 2048
+# leaves the rest of its 4 KB page for a later pass, and the prefetcher starts over. With
+# B in DRAM the partial rows cost even more: at 2048 columns (Zen 4, best of 300, ours
+# 1t / 2t) 1x4096x4096 took 4551 / 1979 us, at 8192 (whole rows, split over B's rows
+# instead) 2231 / 1293 (numpy 1829-1929 / 881-1335); 1x1024x8192 1854 / 359 vs 656 / 364;
+# 1x1024x4096 329 / 153 vs 240 / 124; 1x768x3072 (the register tile before, 3072 not being
+# whole 2048-chunks) 125 / 69 vs 129 / 72.
+_ROW_VECTOR_CHUNK = 8192
 
 
 def _row_vector_rule(sch, block):
