@@ -645,7 +645,8 @@ def test_matrix_vector_product_stores_its_partial_row_once_per_four_rows():
     ir = ex.inspect_source("ll")
     body = ir[ir.index("@__tvm_parallel_lambda_matmul_0("):]
     body = body[:body.index("\n}\n")]
-    assert len(re.findall(r"store <\d+ x float>", body)) == 1, body
+    # (the partial row's zeroing, a store of zeroinitializer, may stay a loop or become memset)
+    assert len(re.findall(r"store <\d+ x float> %", body)) == 1, body
     assert len(re.findall(r"load <\d+ x float>", body)) == 5, body
 
 
