@@ -436,10 +436,7 @@ class LLVMBuild:
             if self._llmod is None:
                 self._llmod = parse(self.optimized_ir, self.triple, self.tm)
             return self._llmod
-        whole = parse(self._part_irs[0], self.triple, self.tm)
-        for text in self._part_irs[1:]:
-            whole.link_in(parse(text, self.triple, self.tm))
-        return whole
+        return link_parts(self._part_irs, self.triple, self.tm)
 
     def load(self):
         """Links the object (and nothing else) into a temporary library, loads it and makes
@@ -546,18 +543,20 @@ def emit_assembly(ir, triple):
     return tm.emit_assembly(parse_joined(str(ir), triple, tm))
 
 
+def link_parts(texts, triple, tm):
+    """One llvmlite module of several modules' IR texts: the first parsed, the others linked in."""
+    whole = parse(texts[0], triple, tm)
+    for text in texts[1:]:
+        whole.link_in(parse(text, triple, tm))
+    return whole
+
+
 def parse_joined(text, triple, tm):
     """One llvmlite module of IR text that may be several modules' texts joined (a build
-    compiled in parts keeps its optimised IR so, one module after another): each part is
-    parsed and linked into the first."""
+    compiled in parts keeps its optimised IR so, one module after another)."""
     starts = [m.start() for m in re.finditer(r"^; ModuleID = ", text, flags=re.M)]
-    if len(starts) < 2:
-        return parse(text, triple, tm)
     bounds = [0] + starts[1:] + [len(text)]
-    whole = parse(text[bounds[0]:bounds[1]], triple, tm)
-    for lo, hi in zip(bounds[1:], bounds[2:]):
-        whole.link_in(parse(text[lo:hi], triple, tm))
-    return whole
+    return link_parts([text[lo:hi] for lo, hi in zip(bounds, bounds[1:])], triple, tm)
 
 
 tvm_ffi.register_global_func("codegen.LLVMEmitAssembly", emit_assembly, override=True)
