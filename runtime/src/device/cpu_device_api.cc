@@ -48,10 +48,10 @@ class CPUDeviceAPI final : public DeviceAPI {
     if (alignment < sizeof(void*)) alignment = sizeof(void*);
     TVM_FFI_CHECK((alignment & (alignment - 1)) == 0, ValueError)
         << "alignment " << alignment << " is not a power of two";
-    // Buffers of 64 KiB and more start on a page, like the kernels' workspaces
-    // (workspace_pool.cc): a kernel streaming one past a workspace it stores into then never
-    // meets the "4K aliasing" stall (the two at the same offset modulo 4 KB is the safe
-    // case); at most 4 KiB of padding, under 7% of such a buffer.
+    // Buffers of 64 KiB and more start on a page, and the kernels' workspaces half a page
+    // in (workspace_pool.cc): a kernel streaming one past a workspace it stores into then
+    // never meets the "4K aliasing" stall (a workspace a few vectors ahead of an operand
+    // modulo 4 KB); at most 4 KiB of padding, under 7% of such a buffer.
     if (nbytes >= kPageAlignFrom && alignment < kPage) alignment = kPage;
     // Buffers from 2 MiB up to the size of a last-level cache (weights, activations that
     // stay in cache between uses) are asked to live in transparent huge pages: a kernel

@@ -19,6 +19,17 @@ namespace {
 
 constexpr size_t kPageSize = 4096;
 
+// CPU workspaces start half a page past a page boundary. A kernel that streams operands
+// while it loads and stores a workspace (a row-vector product's partial rows, a GEMM's packed
+// panel) runs slowest when the workspace sits a few vectors ahead of the operands modulo
+// 4 KiB ("4K aliasing": loads wait on stores that only look like they overlap; 1x1024x1024
+// took 84-88 us instead of 57 at one offset in 16) and measurably slower at the same
+// offset (the streams compete for the same L1 sets: 1x1024x1024's partial rows 2 us of
+// 48). The operands this runtime allocates from 64 KiB up start on a page, numpy's large
+// arrays 16 bytes past one: half a page is as far from both as an offset can be.
+constexpr size_t kCpuWorkspaceOffset = kPageSize / 2;
+constexpr size_t kHugePagesFrom = 2 << 20;
+
 class WorkspacePool {
  public:
   explicit WorkspacePool(DLDevice device) : device_(device), api_(DeviceAPI::Get(device)) {}
@@ -26,37 +37,34 @@ class WorkspacePool {
     for (auto& [size, blocks] : free_) {
       for (void* p : blocks) api_->FreeDataSpace(device_, p);
     }
-    for (auto& [p, size] : in_use_) api_->FreeDataSpace(device_, p);
+    for (const Block& b : in_use_) api_->FreeDataSpace(device_, b.base);
   }
 
   void* Alloc(size_t nbytes, DLDataType hint) {
     size_t size = std::max<size_t>(kPageSize, (nbytes + kPageSize - 1) / kPageSize * kPageSize);
-    void* p = nullptr;
+    void* base = nullptr;
     auto it = free_.lower_bound(size);  // smallest cached block that fits
     if (it != free_.end()) {
-      p = it->second.back();
+      base = it->second.back();
       size = it->first;
       it->second.pop_back();
       if (it->second.empty()) free_.erase(it);
+    } else if (Offset(size)) {
+      base = api_->AllocDataSpace(device_, size + kPageSize, kPageSize, hint);
     } else {
-      // CPU blocks start on a page: a kernel that streams an operand past a workspace it
-      // stores into (a row-vector product's partial rows) stalls on every load when the
-      // two sit a few vectors apart modulo 4 KB ("4K aliasing": 1x1024x1024 took 84-88 us
-      // instead of 57 at one offset in 16). Page-aligned, the workspace is at offset 0,
-      // and operands from this runtime's or numpy's allocators start a little past a page
-      // boundary, the harmless side.
       size_t alignment = device_.device_type == kDLCPU ? kPageSize : kAllocAlignment;
-      p = api_->AllocDataSpace(device_, size, alignment, hint);
+      base = api_->AllocDataSpace(device_, size, alignment, hint);
     }
-    in_use_.emplace_back(p, size);
+    void* p = Offset(size) ? static_cast<char*>(base) + kCpuWorkspaceOffset : base;
+    in_use_.push_back(Block{p, base, size});
     return p;
   }
 
   void Free(void* p) {
     // LIFO is the common case: search from the most recent allocation.
     for (auto it = in_use_.rbegin(); it != in_use_.rend(); ++it) {
-      if (it->first == p) {
-        free_[it->second].push_back(p);
+      if (it->ptr == p) {
+        free_[it->size].push_back(it->base);
         in_use_.erase(std::next(it).base());
         return;
       }
@@ -66,10 +74,22 @@ class WorkspacePool {
   }
 
  private:
+  // Whether a block of `size` (page-rounded) bytes starts kCpuWorkspaceOffset into a page
+  // one larger. Not from 2 MiB: the CPU device puts those in huge pages, and the offset
+  // would spill into one more (cpu_device_api.cc).
+  bool Offset(size_t size) const {
+    return device_.device_type == kDLCPU && size + kPageSize < kHugePagesFrom;
+  }
+
   DLDevice device_;
   DeviceAPI* api_;
-  std::map<size_t, std::vector<void*>> free_;
-  std::vector<std::pair<void*, size_t>> in_use_;
+  struct Block {
+    void* ptr;   // what the kernel got
+    void* base;  // what the device API allocated
+    size_t size;
+  };
+  std::map<size_t, std::vector<void*>> free_;  // cached blocks' bases by size
+  std::vector<Block> in_use_;
 };
 
 WorkspacePool& PoolFor(int device_type, int device_id) {
