@@ -319,11 +319,13 @@ def _row_vector_k_split(sch, block, k, lanes):
     *f_outer, fi, fj, fkp = sch.get_loops(block)
     fjo, fji = sch.split(fj, [None, lanes])
     sch.reorder(*f_outer, fi, fjo, fkp, fji)
+    # The write-back (and the epilogue it takes) runs per vector of the sum, right after it:
+    # the sum is a vector in a register, not a row in a workspace read back by a loop of its own.
+    sch.reverse_compute_at(acc, fjo)
     finit = sch.decompose_reduction(block, fkp)
     sch.vectorize(fji)
     sch.vectorize(sch.get_loops(finit)[-1])
-    wb = sch.get_loops(acc)[-1]
-    sch.split(wb, [None, lanes])
+    sch.vectorize(sch.get_loops(acc)[-1])
     return acc
 
 
