@@ -634,6 +634,26 @@ def test_matrix_vector_product_of_inputs_splits_its_rows_when_its_columns_are_on
     np.testing.assert_allclose(default, np.maximum(a.astype("float64") @ b, 0), rtol=1e-4, atol=1e-3)
 
 
+def test_matrix_vector_product_reads_four_far_apart_runs_of_rows_a_pass():
+    """1 x 1024 x 1024 with y an input: each of the four parts of y's rows is read four rows
+    a pass, the four a quarter of the part apart (row part + q * quarter + r), so each of the
+    four streams runs on through its quarter in address order."""
+    import re
+
+    from tvm.relax.transform import default_schedule as ds
+
+    part = 1024 // ds._ROW_VECTOR_K_PARTS
+    quarter = part // ds._ROW_VECTOR_ROWS_A_PASS
+    (kernel,) = [f for name, f in _scheduled(_matmul_of_inputs(1, 1024, 1024)).items() if "matmul" in name]
+    text = str(kernel)
+    binding = re.search(r"T\.axis\.reduce\(T\.int64\(%d\), \(\((\w+) \* T\.int64\(%d\)\) \+ (\w+)\)\)"
+                        % (part, quarter), text)
+    assert binding, text
+    q, r = binding.groups()
+    assert "for %s in T.unroll(T.int64(%d))" % (q, ds._ROW_VECTOR_ROWS_A_PASS) in text, text
+    assert "for %s in T.serial(T.int64(%d))" % (r, quarter) in text, text
+
+
 def test_matrix_vector_product_stores_its_partial_row_once_per_four_rows():
     """1 x 1024 x 1024 with y an input: in the optimised code of the parallel body each
     partial-row vector is stored once a pass of four rows of y (five vector loads: the
