@@ -98,6 +98,21 @@ TEST(Workspace, LifoReuseAndBadFree) {
   TVMFFIObjectDecRef(err);
 }
 
+TEST(Workspace, ImpossibleSizesFailWithMemoryError) {
+  // Sizes whose rounding to pages would wrap around to a small block fail cleanly.
+  for (uint64_t nbytes : {~uint64_t{0}, ~uint64_t{0} - 4095, uint64_t{1} << 63}) {
+    EXPECT_EQ(TVMBackendAllocWorkspace(kDLCPU, 0, nbytes, kDLFloat, 32), nullptr) << nbytes;
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    ASSERT_NE(err, nullptr);
+    EXPECT_EQ(std::string(TVMFFIErrorGetCellPtr(err)->kind.data), "MemoryError");
+    TVMFFIObjectDecRef(err);
+  }
+  void* ok = TVMBackendAllocWorkspace(kDLCPU, 0, 64, kDLFloat, 32);  // the pool still works
+  ASSERT_NE(ok, nullptr);
+  EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, ok), 0);
+}
+
 TEST(Workspace, PoolsArePerThread) {
   void* main_block = TVMBackendAllocWorkspace(kDLCPU, 0, 64, kDLFloat, 32);
   int other_free_rc = 0;

@@ -9,6 +9,7 @@
 #include <tvm/runtime/device_api.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <vector>
@@ -41,6 +42,9 @@ class WorkspacePool {
   }
 
   void* Alloc(size_t nbytes, DLDataType hint) {
+    // Rounding up (and the page added below) must not wrap around to a small block.
+    TVM_FFI_CHECK(nbytes <= std::numeric_limits<size_t>::max() / 2, MemoryError)
+        << "TVMBackendAllocWorkspace: cannot allocate " << nbytes << " bytes";
     size_t size = std::max<size_t>(kPageSize, (nbytes + kPageSize - 1) / kPageSize * kPageSize);
     void* base = nullptr;
     auto it = free_.lower_bound(size);  // smallest cached block that fits
