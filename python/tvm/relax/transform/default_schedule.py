@@ -298,8 +298,8 @@ _ROW_VECTOR_SPLIT_MIN_WORK = 1 << 18
 def _row_vector_k_split(sch, block, k, lanes):
     """_row_vector_rule's form for a single column chunk: rfactor over blocks of B's rows
     (parallel), each partial row accumulated in place, _ROW_VECTOR_ROWS_A_PASS rows of B a
-    pass (unrolled, a quarter of the part apart); the sum of the partials is a cache-written reduction whose write-back
-    takes the epilogue."""
+    pass (unrolled, a quarter of the part apart); the sum of the partials is a cache-written
+    reduction whose write-back, per vector, takes the epilogue."""
     kp, kr = sch.split(k, [_ROW_VECTOR_K_PARTS, None])
     rf = sch.rfactor(kp, 0)
     rf_loops = sch.get_loops(rf)
