@@ -275,8 +275,8 @@ def main():
         parser.error("unknown models %s (known: %s)" % (unknown, ", ".join(builders)))
     peer = None if args.no_apache_tvm else _peer_python()
     print("latency in ms, best of %d calls in each of %d rounds (a process per side, model and round); "
-          "ratio = ours / peer (below 1: ours faster); load = 1-minute load average before the model's runs (%d CPUs); 2cpu = parallel_probe.c "
-          "before the model's runs (the time two threads take at once over one alone: 1.00 two free cores, "
+          "ratio = ours / peer (below 1: ours faster); load = 1-minute load average before the model's runs "
+          "(%d CPUs); 2cpu = parallel_probe.c before the model's runs (the time two threads take at once over one alone: 1.00 two free cores, "
           "2.00 one core's worth)" % (args.repeat, args.rounds, os.cpu_count()))
     print("apache-tvm 0.27: %s" % ("measured (%s)" % peer if peer else "not measured"))
     head = "%-18s %-10s %9s %7s %7s | %9s %7s | %9s %7s | %7s | %5s %5s"

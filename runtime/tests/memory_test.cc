@@ -140,11 +140,16 @@ TEST(Alignment, WorkspacesHalfAPageInAndLargeBuffersOnAPage) {
     std::memset(w, 0x5a, nbytes);
     blocks.emplace_back(w, nbytes);
   }
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, it->first), 0);
-  for (const auto& [w, nbytes] : blocks) {  // same sizes again, in the same order: the cached blocks
+  auto free_all = [&] {
+    for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+      EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, it->first), 0);
+    }
+  };
+  free_all();
+  for (const auto& [w, nbytes] : blocks) {  // the same sizes in the same order: the cached blocks
     EXPECT_EQ(TVMBackendAllocWorkspace(kDLCPU, 0, nbytes, kDLFloat, 32), w) << nbytes;
   }
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) EXPECT_EQ(TVMBackendFreeWorkspace(kDLCPU, 0, it->first), 0);
+  free_all();
   runtime::DeviceAPI* cpu = runtime::DeviceAPI::Get(kCPU);
   for (int rep = 0; rep < 40; ++rep) {
     size_t nbytes = 1 + rng() % (1 << 20);
