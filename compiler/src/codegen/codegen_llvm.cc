@@ -190,6 +190,12 @@ void CodeGenLLVM::ScopeFreshBuffers(const tvm::Stmt& body, const std::string& fu
     finder.VisitExpr(l->value);
     if (finder.found) return;
   }
+  EmitAliasScopes(fresh, aliases, func_name);
+}
+
+void CodeGenLLVM::EmitAliasScopes(const std::vector<std::pair<const Object*, std::string>>& fresh,
+                                  const std::vector<std::pair<const Object*, int>>& aliases,
+                                  const std::string& func_name) {
   // !D: the function's domain; !S_i: a scope per fresh buffer; !L_i = {S_i};
   // !O_i = every S_j but S_i; !A = every S_i.
   const int n = static_cast<int>(fresh.size());

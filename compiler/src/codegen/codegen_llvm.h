@@ -23,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tvm {
@@ -97,6 +98,13 @@ class CodeGenLLVM {
    * the CPU code generator calls it after BeginFunction.
    */
   void ScopeFreshBuffers(const tvm::Stmt& body, const std::string& func_name);
+  /*!
+   * \brief ScopeFreshBuffers' last step: the scope metadata of the fresh buffers `fresh`
+   * (data var, name; scope i each) and the tags of their accesses, of the let-bound pointers
+   * `aliases` (var, index into `fresh`) and of every other access.
+   */
+  void EmitAliasScopes(const std::vector<std::pair<const Object*, std::string>>& fresh,
+                       const std::vector<std::pair<const Object*, int>>& aliases, const std::string& func_name);
   /*! \brief `, !alias.scope !S, !noalias !N` for an access to `b` (see ScopeFreshBuffers). */
   std::string AliasTags(const Buffer& b) const;
   Val VectorLoad(const BufferLoadNode* n, DataType t);
