@@ -9,16 +9,14 @@
 #include <new>
 
 #include "../support/registry.h"
+#include "cpu_pages.h"
 #include "strided_copy.h"
 
 namespace tvm {
 namespace runtime {
 namespace {
 
-constexpr size_t kPage = 4096;
 constexpr size_t kPageAlignFrom = 64 << 10;
-constexpr size_t kHugePage = 2 << 20;
-constexpr size_t kHugePagesUpTo = 32 << 20;
 
 class CPUDeviceAPI final : public DeviceAPI {
  public:
@@ -52,7 +50,7 @@ class CPUDeviceAPI final : public DeviceAPI {
     // in (workspace_pool.cc): a kernel streaming one past a workspace it stores into then
     // never meets the "4K aliasing" stall (a workspace a few vectors ahead of an operand
     // modulo 4 KB); at most 4 KiB of padding, under 7% of such a buffer.
-    if (nbytes >= kPageAlignFrom && alignment < kPage) alignment = kPage;
+    if (nbytes >= kPageAlignFrom && alignment < kCpuPage) alignment = kCpuPage;
     // Buffers from 2 MiB up to the size of a last-level cache (weights, activations that
     // stay in cache between uses) are asked to live in transparent huge pages: a kernel
     // reading a 4 MiB weight otherwise needs 1024 TLB entries, and once other work has
@@ -62,10 +60,10 @@ class CPUDeviceAPI final : public DeviceAPI {
     // backs guest memory 2 MiB at a time fresh huge pages fault in at ~440 MB/s (VGG-19's
     // 411 MB weight: 1.8 s). Where THP is off, madvise fails and nothing changes.
     size_t size = nbytes == 0 ? 1 : nbytes;  // posix_memalign(0) may return NULL
-    const bool huge = nbytes >= kHugePage && nbytes <= kHugePagesUpTo;
+    const bool huge = nbytes >= kCpuHugePage && nbytes <= kCpuHugePagesUpTo;
     if (huge) {
-      if (alignment < kHugePage) alignment = kHugePage;
-      size = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
+      if (alignment < kCpuHugePage) alignment = kCpuHugePage;
+      size = (nbytes + kCpuHugePage - 1) / kCpuHugePage * kCpuHugePage;
     }
     void* ptr = nullptr;
     if (posix_memalign(&ptr, alignment, size) != 0) {

@@ -14,11 +14,11 @@
 #include <memory>
 #include <vector>
 
+#include "../device/cpu_pages.h"
+
 namespace tvm {
 namespace runtime {
 namespace {
-
-constexpr size_t kPageSize = 4096;
 
 // CPU workspaces start half a page past a page boundary. A kernel that streams operands
 // while it loads and stores a workspace (a row-vector product's partial rows, a GEMM's packed
@@ -28,8 +28,7 @@ constexpr size_t kPageSize = 4096;
 // offset (the streams compete for the same L1 sets: 1x1024x1024's partial rows 2 us of
 // 48). The operands this runtime allocates from 64 KiB up start on a page, numpy's large
 // arrays 16 bytes past one: half a page is as far from both as an offset can be.
-constexpr size_t kCpuWorkspaceOffset = kPageSize / 2;
-constexpr size_t kHugePagesFrom = 2 << 20;
+constexpr size_t kCpuWorkspaceOffset = kCpuPage / 2;
 
 class WorkspacePool {
  public:
@@ -45,7 +44,7 @@ class WorkspacePool {
     // Rounding up (and the page added below) must not wrap around to a small block.
     TVM_FFI_CHECK(nbytes <= std::numeric_limits<size_t>::max() / 2, MemoryError)
         << "TVMBackendAllocWorkspace: cannot allocate " << nbytes << " bytes";
-    size_t size = std::max<size_t>(kPageSize, (nbytes + kPageSize - 1) / kPageSize * kPageSize);
+    size_t size = std::max<size_t>(kCpuPage, (nbytes + kCpuPage - 1) / kCpuPage * kCpuPage);
     void* base = nullptr;
     auto it = free_.lower_bound(size);  // smallest cached block that fits
     if (it != free_.end()) {
@@ -54,9 +53,9 @@ class WorkspacePool {
       it->second.pop_back();
       if (it->second.empty()) free_.erase(it);
     } else if (Offset(size)) {
-      base = api_->AllocDataSpace(device_, size + kPageSize, kPageSize, hint);
+      base = api_->AllocDataSpace(device_, size + kCpuPage, kCpuPage, hint);
     } else {
-      size_t alignment = device_.device_type == kDLCPU ? kPageSize : kAllocAlignment;
+      size_t alignment = device_.device_type == kDLCPU ? kCpuPage : kAllocAlignment;
       base = api_->AllocDataSpace(device_, size, alignment, hint);
     }
     void* p = Offset(size) ? static_cast<char*>(base) + kCpuWorkspaceOffset : base;
@@ -79,10 +78,10 @@ class WorkspacePool {
 
  private:
   // Whether a block of `size` (page-rounded) bytes starts kCpuWorkspaceOffset into a page
-  // one larger. Not from 2 MiB: the CPU device puts those in huge pages, and the offset
+  // one larger. Not from kCpuHugePage: the CPU device puts those in huge pages, and the offset
   // would spill into one more (cpu_device_api.cc).
   bool Offset(size_t size) const {
-    return device_.device_type == kDLCPU && size + kPageSize < kHugePagesFrom;
+    return device_.device_type == kDLCPU && size + kCpuPage < kCpuHugePage;
   }
 
   DLDevice device_;
